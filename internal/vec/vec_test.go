@@ -1,0 +1,53 @@
+package vec
+
+import (
+	"math"
+	"testing"
+)
+
+func near(a, b Vec3, tol float64) bool { return a.Sub(b).Len() <= tol }
+
+func TestMat4InverseAndTRS(t *testing.T) {
+	m := TRS(V(1, 2, 3), AxisAngle(V(1, 1, 0), 0.7), V(2, 0.5, 3))
+	p := V(0.3, -4, 5)
+	q := m.Inverse().MulPoint(m.MulPoint(p))
+	if !near(p, q, 1e-12) {
+		t.Errorf("inverse(m) m p = %v, want %v", q, p)
+	}
+	cm := Mat4FromColumnMajor(m.ColumnMajor())
+	if cm != m {
+		t.Errorf("column-major round trip changed the matrix")
+	}
+}
+
+func TestQuatRotateMatchesMatrix(t *testing.T) {
+	q := AxisAngle(V(0, 0, 1), math.Pi/2)
+	got := q.Rotate(V(1, 0, 0))
+	if !near(got, V(0, 1, 0), 1e-12) {
+		t.Errorf("rotate x by 90 deg about z = %v, want (0,1,0)", got)
+	}
+	if m := q.Mat4().MulPoint(V(1, 2, 3)); !near(m, q.Rotate(V(1, 2, 3)), 1e-12) {
+		t.Errorf("matrix %v and quaternion %v disagree", m, q.Rotate(V(1, 2, 3)))
+	}
+}
+
+func TestSlerpHalfway(t *testing.T) {
+	a := QuatIdentity()
+	b := AxisAngle(V(0, 1, 0), math.Pi/2)
+	h := a.Slerp(b, 0.5)
+	want := AxisAngle(V(0, 1, 0), math.Pi/4)
+	if math.Abs(h.Dot(want)) < 1-1e-12 {
+		t.Errorf("slerp halfway = %v, want %v", h, want)
+	}
+}
+
+func TestMulNormalUnderNonUniformScale(t *testing.T) {
+	m := ScaleMat(V(2, 1, 1))
+	// The plane x + y = 0 has normal (1,1,0)/sqrt2; after scaling x by 2 its
+	// normal is (1,2,0) normalised.
+	got := m.MulNormal(V(1, 1, 0))
+	want := V(1, 2, 0).Normalize()
+	if !near(got, want, 1e-12) {
+		t.Errorf("normal = %v, want %v", got, want)
+	}
+}

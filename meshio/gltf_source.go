@@ -1,0 +1,17 @@
+package meshio
+
+import "github.com/qmuntal/gltf"
+
+// gltfSource is what the glTF writer needs of a glTF input: the document as
+// decoded, and for each Mesh primitive the node, mesh and primitive it came
+// from.
+type gltfSource struct {
+	doc *gltf.Document
+	// prims[i] locates Mesh.Primitives[i] in doc.
+	prims []gltfPrimRef
+}
+
+// gltfPrimRef locates one render primitive in the source document.
+type gltfPrimRef struct {
+	Node, Mesh, Primitive int
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs every drape test. Installs what the tests need when it is missing, so a
+# fresh Debian machine with Go needs nothing else: Blender 3.4 and numpy
+# (Debian packages, the real client of our glTF and of the add-on), and the
+# Khronos glTF validator and three.js (npm, into tools/node). Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+need_apt=()
+command -v blender >/dev/null 2>&1 || need_apt+=(blender)
+[ -d /usr/lib/python3/dist-packages/numpy ] || need_apt+=(python3-numpy)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "test.sh: installing ${need_apt[*]} from Debian" >&2
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+if [ ! -d tools/node/node_modules/gltf-validator ] || [ ! -d tools/node/node_modules/three ]; then
+  echo "test.sh: installing the glTF validator and three.js into tools/node" >&2
+  npm install --prefix tools/node --no-audit --no-fund --loglevel=error >/dev/null
+fi
+
+go vet ./...
+go test -count=1 -timeout 30m "$@" ./...
