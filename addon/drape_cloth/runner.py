@@ -1,0 +1,402 @@
+"""Running the drape CLI: no bpy here, so python3's unittest can test it.
+
+Process wraps subprocess.Popen. Two reader threads drain stdout and stderr
+into one queue, so a chatty CLI can never block on a full pipe, and the
+caller (Blender's main thread, from a modal timer) takes events off the queue
+without ever waiting. BakeJob adds the files of one bake: drape writes into a
+staging folder, which replaces the object's cache folder only on success, so
+a cancel or a failure leaves the previous bake (or nothing) as it was.
+"""
+
+import json
+import os
+import queue
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+MIN_VERSION = (0, 1, 0)
+
+# Exit codes of drape (docs/scene.md), never repurposed.
+EXIT_OK = 0
+EXIT_INTERNAL = 1
+EXIT_USAGE = 2
+EXIT_BAD_INPUT = 3
+EXIT_DIVERGED = 4
+EXIT_CANCELLED = 130
+
+_EXIT_MESSAGES = {
+    EXIT_INTERNAL: ("drape failed with an internal error",
+                    "please report it with the scene file"),
+    EXIT_USAGE: ("drape was called wrongly (usage error)",
+                 "the add-on and the drape binary may not match: update both"),
+    EXIT_BAD_INPUT: ("drape rejected the scene",
+                     "check the cloth settings and the collider objects"),
+    EXIT_DIVERGED: ("the simulation diverged",
+                    "raise Quality (substeps), lower stiffness, or check colliders that start inside the cloth"),
+    EXIT_CANCELLED: ("the bake was cancelled", ""),
+}
+
+
+def exit_message(code, stderr_text=""):
+    """Returns a one-paragraph message for a drape exit code, ending with the
+    CLI's own error lines (the last few lines of stderr that are not progress)."""
+    if code == EXIT_OK:
+        return "drape finished"
+    if code is None:
+        head, fix = "drape did not finish", ""
+    elif code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = "signal %d" % -code
+        head, fix = "drape was stopped by %s" % name, "it may have run out of memory"
+    else:
+        head, fix = _EXIT_MESSAGES.get(code, ("drape failed with exit code %d" % code, ""))
+    msg = head
+    if code not in (None, EXIT_CANCELLED) and code >= 0:
+        msg += " (exit %d)" % code
+    detail = error_lines(stderr_text)
+    if detail:
+        msg += ": " + detail
+    if fix:
+        msg += ". Fix: " + fix
+    return msg
+
+
+def error_lines(text, limit=5):
+    """Returns the last non-empty, non-JSON lines of text joined by ' | '."""
+    lines = []
+    for line in (text or "").splitlines():
+        line = line.strip()
+        if not line or parse_json_line(line) is not None:
+            continue
+        lines.append(line)
+    return " | ".join(lines[-limit:])
+
+
+def parse_json_line(line):
+    """Returns the dict on a JSON line, or None for any other line."""
+    line = line.strip()
+    if not (line.startswith("{") and line.endswith("}")):
+        return None
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def is_progress(obj):
+    """Reports whether a JSON line is a progress line ({"frame": 12, ...})."""
+    return isinstance(obj, dict) and "frame" in obj and "ok" not in obj
+
+
+def is_result(obj):
+    """Reports whether a JSON line is the --json result ({"ok": true, ...})."""
+    return isinstance(obj, dict) and "ok" in obj
+
+
+def parse_version(text):
+    """Returns the first x.y.z in text as a tuple of ints, or None."""
+    m = re.search(r"(\d+)\.(\d+)\.(\d+)", text or "")
+    if not m:
+        return None
+    return tuple(int(g) for g in m.groups())
+
+
+def candidates(pref_path, addon_dir):
+    """Lists where to look for drape, first match wins: the preference, then
+    drape beside the add-on (and in its bin/), then PATH."""
+    exe = "drape.exe" if os.name == "nt" else "drape"
+    out = []
+    if pref_path:
+        p = os.path.expanduser(pref_path)
+        if os.path.isdir(p):
+            p = os.path.join(p, exe)
+        return [p]
+    if addon_dir:
+        out.append(os.path.join(addon_dir, exe))
+        out.append(os.path.join(addon_dir, "bin", exe))
+    found = shutil.which(exe)
+    if found:
+        out.append(found)
+    return out
+
+
+class BinaryError(Exception):
+    """BinaryError says why drape cannot be used and how to fix it."""
+
+
+def find_binary(pref_path, addon_dir, timeout=10):
+    """Returns (path, version) of a usable drape, or raises BinaryError with
+    the fix in its message."""
+    paths = candidates(pref_path, addon_dir)
+    where = "the Drape add-on preferences (Edit > Preferences > Add-ons > Drape Cloth > drape binary)"
+    existing = [p for p in paths if os.path.isfile(p)]
+    if not existing:
+        if pref_path:
+            raise BinaryError("drape binary not found at %r. Fix: set its full path in %s, "
+                              "or build it with `go build ./cmd/drape`" % (paths[0], where))
+        raise BinaryError("drape binary not found on PATH or beside the add-on. Fix: build it with "
+                          "`go build ./cmd/drape` and set its path in %s" % where)
+    path = existing[0]
+    if not os.access(path, os.X_OK):
+        raise BinaryError("drape binary %r is not executable. Fix: chmod +x it, or choose another in %s"
+                          % (path, where))
+    try:
+        cp = subprocess.run([path, "version"], capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise BinaryError("could not run %r version: %s. Fix: choose a working drape in %s" % (path, e, where))
+    text = (cp.stdout or "") + "\n" + (cp.stderr or "")
+    version = parse_version(text)
+    if cp.returncode != 0 or version is None:
+        raise BinaryError("%r is not a drape binary (`version` printed %r, exit %d). Fix: choose the drape "
+                          "binary in %s" % (path, text.strip()[:200], cp.returncode, where))
+    if version < MIN_VERSION:
+        raise BinaryError("drape %s at %r is too old: this add-on needs %s or newer. Fix: update drape "
+                          "(`go install github.com/drape-sim/drape/cmd/drape@latest`) and set its path in %s"
+                          % (".".join(map(str, version)), path, ".".join(map(str, MIN_VERSION)), where))
+    return path, version
+
+
+def bake_argv(binary, scene_path):
+    """Returns the command line of one bake."""
+    return [binary, "bake", scene_path, "--progress", "json", "--json"]
+
+
+class Process:
+    """Process runs one CLI command with both pipes drained by reader threads.
+
+    poll() never blocks: it returns the events read so far as (stream, line)
+    pairs, stream being "stdout" or "stderr"."""
+
+    def __init__(self, argv, cwd=None, env=None):
+        self.argv = list(argv)
+        self.events = queue.Queue()
+        self.stdout_lines = []
+        self.stderr_lines = []
+        self.progress = None  # the last progress dict
+        self.result = None  # the --json result dict
+        kw = {}
+        if os.name == "posix":
+            kw["start_new_session"] = True  # Ctrl-C in Blender's terminal is ours to forward
+        self.proc = subprocess.Popen(self.argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, encoding="utf-8", errors="replace", bufsize=1, **kw)
+        self._threads = [
+            threading.Thread(target=self._drain, args=(self.proc.stdout, "stdout"), daemon=True),
+            threading.Thread(target=self._drain, args=(self.proc.stderr, "stderr"), daemon=True),
+        ]
+        for t in self._threads:
+            t.start()
+
+    def _drain(self, pipe, name):
+        try:
+            for line in pipe:
+                self.events.put((name, line.rstrip("\r\n")))
+        except (OSError, ValueError):
+            pass
+        finally:
+            try:
+                pipe.close()
+            except OSError:
+                pass
+            self.events.put((name, None))  # end of stream
+
+    def poll(self):
+        """Returns the events queued since the last call, and records
+        progress, result and the lines of each stream."""
+        out = []
+        while True:
+            try:
+                stream, line = self.events.get_nowait()
+            except queue.Empty:
+                return out
+            if line is None:
+                continue
+            (self.stdout_lines if stream == "stdout" else self.stderr_lines).append(line)
+            obj = parse_json_line(line)
+            if is_progress(obj):
+                self.progress = obj
+            elif is_result(obj):
+                self.result = obj
+            out.append((stream, line))
+
+    def running(self):
+        """Reports whether the process has not exited yet."""
+        return self.proc.poll() is None
+
+    def finished(self):
+        """Reports whether the process has exited and both pipes are drained."""
+        return self.proc.poll() is not None and not any(t.is_alive() for t in self._threads)
+
+    @property
+    def returncode(self):
+        return self.proc.returncode
+
+    def wait(self, timeout=None):
+        """Waits for exit and for the reader threads; returns the exit code."""
+        code = self.proc.wait(timeout)
+        for t in self._threads:
+            t.join(timeout=5)
+        self.poll()
+        return code
+
+    def terminate(self, grace=3.0):
+        """Asks the process to stop (SIGTERM), kills it after grace seconds,
+        and returns its exit code."""
+        if self.proc.poll() is None:
+            try:
+                self.proc.terminate()
+            except OSError:
+                pass
+            try:
+                self.proc.wait(grace)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        return self.wait()
+
+    def stderr_text(self):
+        return "\n".join(self.stderr_lines)
+
+
+def _remove(path):
+    if os.path.isdir(path):
+        shutil.rmtree(path, ignore_errors=True)
+    elif os.path.lexists(path):
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+
+
+def remove_tree(path):
+    """Removes a folder (or file) and then its parent if that is left empty."""
+    _remove(path)
+    parent = os.path.dirname(os.path.normpath(path))
+    try:
+        if parent and os.path.isdir(parent) and not os.listdir(parent):
+            os.rmdir(parent)
+    except OSError:
+        pass
+
+
+class BakeJob:
+    """BakeJob is one bake: the staging folder drape writes into, the
+    process, and the swap into the final folder on success.
+
+    The caller writes the inputs into job.staging, then calls start(argv)."""
+
+    def __init__(self, final_dir):
+        self.final_dir = os.path.normpath(final_dir)
+        self.staging = self.final_dir + ".baking"
+        _remove(self.staging)
+        os.makedirs(self.staging)
+        self.process = None
+        self.started = time.monotonic()
+        self.frames = 0
+
+    def start(self, argv, env=None):
+        self.process = Process(argv, cwd=self.staging, env=env)
+        return self.process
+
+    def frame(self):
+        """Returns (frame, frames) of the last progress line, or (0, frames)."""
+        p = self.process.progress if self.process else None
+        if not p:
+            return 0, self.frames
+        try:
+            return int(p.get("frame", 0)), int(p.get("frames", p.get("of", self.frames)) or self.frames)
+        except (TypeError, ValueError):
+            return 0, self.frames
+
+    def cancel(self):
+        """Stops drape and deletes everything this job wrote."""
+        code = None
+        if self.process is not None:
+            code = self.process.terminate()
+        self.discard()
+        return code
+
+    def discard(self):
+        """Deletes the staging folder (and the cache root if left empty)."""
+        remove_tree(self.staging)
+
+    def commit(self, required=()):
+        """Replaces the final folder with the staging folder after checking
+        that every required file (names relative to the folder) exists and is
+        not empty. Returns the final folder; raises OSError on a missing file."""
+        for name in required:
+            p = os.path.join(self.staging, name)
+            if not os.path.isfile(p) or os.path.getsize(p) == 0:
+                raise OSError("drape reported success but did not write %s" % name)
+        old = self.final_dir + ".old"
+        _remove(old)
+        if os.path.exists(self.final_dir):
+            os.replace(self.final_dir, old)
+        os.replace(self.staging, self.final_dir)
+        _remove(old)
+        return self.final_dir
+
+
+def run_sync(job, argv, on_line=None, poll_interval=0.05, cancelled=None):
+    """Runs a bake to the end without a UI. on_line(stream, line) sees every
+    line; cancelled() is asked between polls. Returns the exit code."""
+    proc = job.start(argv)
+    while True:
+        for stream, line in proc.poll():
+            if on_line:
+                on_line(stream, line)
+        if cancelled is not None and cancelled():
+            return job.cancel()
+        if proc.finished():
+            break
+        time.sleep(poll_interval)
+    code = proc.wait()
+    for stream, line in proc.poll():
+        if on_line:
+            on_line(stream, line)
+    return code
+
+
+def read_pc2(path):
+    """Returns (start, sample_rate, frames) of a PC2 file, frames being a
+    list of per-sample lists of (x, y, z) tuples. For tests and small files;
+    the add-on uses numpy when it reads big caches."""
+    import struct
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 32 or data[:12] != b"POINTCACHE2\0":
+        raise ValueError("%s is not a PC2 file (bad header)" % path)
+    version, nverts, start, rate, nsamples = struct.unpack_from("<iiffi", data, 12)
+    if version != 1 or nverts < 0 or nsamples < 0 or len(data) != 32 + 12 * nverts * nsamples:
+        raise ValueError("%s: PC2 header says %d verts x %d samples, file has %d bytes"
+                         % (path, nverts, nsamples, len(data)))
+    frames = []
+    off = 32
+    for _ in range(nsamples):
+        vals = struct.unpack_from("<%df" % (3 * nverts), data, off)
+        off += 12 * nverts
+        frames.append([vals[i:i + 3] for i in range(0, len(vals), 3)])
+    return start, rate, frames
+
+
+def pc2_header(path):
+    """Returns (nverts, start, sample_rate, nsamples) of a PC2 file."""
+    import struct
+    with open(path, "rb") as f:
+        head = f.read(32)
+    if len(head) < 32 or head[:12] != b"POINTCACHE2\0":
+        raise ValueError("%s is not a PC2 file (bad header)" % path)
+    version, nverts, start, rate, nsamples = struct.unpack_from("<iiffi", head, 12)
+    size = os.path.getsize(path)
+    if version != 1 or size != 32 + 12 * nverts * nsamples:
+        raise ValueError("%s: PC2 header says %d verts x %d samples, file has %d bytes"
+                         % (path, nverts, nsamples, size))
+    return nverts, start, rate, nsamples
+

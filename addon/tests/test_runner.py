@@ -1,0 +1,215 @@
+"""Unit tests of drape_cloth/runner.py (no Blender): python3 -m unittest
+discover -s addon/tests -p 'test_runner.py'. They drive tests/fake_drape.py,
+a stand-in CLI that follows docs/scene.md."""
+
+import json
+import os
+import shutil
+import stat
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "drape_cloth"))
+
+import runner  # noqa: E402
+
+
+def make_fake(dirpath, version=None):
+    """Copies the fake CLI into dirpath as an executable `drape`, optionally
+    wrapped to print another version."""
+    path = os.path.join(dirpath, "drape")
+    with open(os.path.join(HERE, "fake_drape.py")) as f:
+        src = f.read()
+    if version:
+        src = src.replace('os.environ.get("FAKE_DRAPE_VERSION", "0.1.0")', repr(version))
+    src = src.replace("#!/usr/bin/env python3", "#!" + sys.executable, 1)
+    with open(path, "w") as f:
+        f.write(src)
+    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return path
+
+
+def write_scene(dirpath, frames=5):
+    """Writes a 2-triangle quad OBJ (Y-up) and a scene pinning vertex 0."""
+    with open(os.path.join(dirpath, "cloth.obj"), "w") as f:
+        f.write("v 0 1 0\nv 1 1 0\nv 1 1 -1\nv 0 1 -1\nf 1 2 3\nf 1 3 4\n")
+    scene = {"input": "cloth.obj", "up": "y", "output": ["cloth.pc2", "cloth.glb"], "frames": frames,
+             "fps": 24, "pins": [{"indices": [0], "weights": [1.0]}]}
+    path = os.path.join(dirpath, "scene.json")
+    with open(path, "w") as f:
+        json.dump(scene, f)
+    return path
+
+
+class Env:
+    """Sets FAKE_DRAPE_MODE for one test."""
+
+    def __init__(self, mode):
+        self.mode = mode
+
+    def __enter__(self):
+        self.old = os.environ.get("FAKE_DRAPE_MODE")
+        os.environ["FAKE_DRAPE_MODE"] = self.mode
+
+    def __exit__(self, *a):
+        if self.old is None:
+            os.environ.pop("FAKE_DRAPE_MODE", None)
+        else:
+            os.environ["FAKE_DRAPE_MODE"] = self.old
+
+
+class RunnerTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="drape_runner_")
+        self.bin = make_fake(self.tmp)
+        self.final = os.path.join(self.tmp, "cache", "Plane_0123abcd")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def start_job(self, frames=5):
+        job = runner.BakeJob(self.final)
+        scene = write_scene(job.staging, frames)
+        job.frames = frames
+        return job, runner.bake_argv(self.bin, scene)
+
+    def test_parse_json_line(self):
+        cases = [
+            ('{"frame": 3, "frames": 10}', True, False),
+            ('{"ok": true, "outputs": []}', False, True),
+            ("drape: error", False, False),
+            ("{not json}", False, False),
+            ("[1,2]", False, False),
+        ]
+        for line, prog, res in cases:
+            with self.subTest(line=line):
+                obj = runner.parse_json_line(line)
+                self.assertEqual(runner.is_progress(obj), prog, "is_progress(%r)" % line)
+                self.assertEqual(runner.is_result(obj), res, "is_result(%r)" % line)
+
+    def test_exit_message(self):
+        cases = [
+            (1, "internal error"),
+            (2, "usage"),
+            (3, "rejected the scene"),
+            (4, "diverged"),
+            (130, "cancelled"),
+            (7, "exit code 7"),
+            (-9, "SIGKILL"),
+        ]
+        for code, want in cases:
+            with self.subTest(code=code):
+                msg = runner.exit_message(code, '{"frame": 1}\ndrape: scene s.json: frames = 0: must be in 1..100000\n')
+                self.assertIn(want, msg, "exit_message(%d) = %r" % (code, msg))
+                self.assertIn("frames = 0: must be in 1..100000", msg, "exit_message(%d) = %r" % (code, msg))
+                self.assertNotIn('"frame"', msg, "exit_message(%d) kept a progress line: %r" % (code, msg))
+
+    def test_parse_version(self):
+        cases = [("drape 0.1.0\n", (0, 1, 0)), ("drape version v1.12.3 (go1.26)", (1, 12, 3)), ("nothing", None)]
+        for text, want in cases:
+            with self.subTest(text=text):
+                self.assertEqual(runner.parse_version(text), want)
+
+    def test_find_binary(self):
+        os.makedirs(os.path.join(self.tmp, "old"))
+        old = make_fake(os.path.join(self.tmp, "old"), version="0.0.9")
+        notexe = os.path.join(self.tmp, "notexe")
+        open(notexe, "w").close()
+        cases = [
+            ("ok", self.bin, None),
+            ("dir", self.tmp, None),
+            ("missing", os.path.join(self.tmp, "nope", "drape"), "not found"),
+            ("too old", old, "too old"),
+            ("not executable", notexe, "not executable"),
+        ]
+        for name, pref, want in cases:
+            with self.subTest(name=name):
+                if want is None:
+                    path, version = runner.find_binary(pref, None)
+                    self.assertEqual(version, (0, 1, 0), "find_binary(%s) version" % name)
+                    continue
+                with self.assertRaises(runner.BinaryError) as cm:
+                    runner.find_binary(pref, None)
+                self.assertIn(want, str(cm.exception))
+                self.assertIn("Fix:", str(cm.exception))
+
+    def test_bake_commits_outputs(self):
+        os.makedirs(self.final)
+        with open(os.path.join(self.final, "old.pc2"), "w") as f:
+            f.write("previous bake")
+        job, argv = self.start_job(frames=6)
+        seen = []
+        with Env("ok"):
+            code = runner.run_sync(job, argv, on_line=lambda s, l: seen.append((s, l)))
+        self.assertEqual(code, 0, "exit code; stderr: %s" % job.process.stderr_text())
+        self.assertEqual(job.frame(), (6, 6), "last progress")
+        self.assertEqual(job.process.result["ok"], True)
+        job.commit(["cloth.pc2", "cloth.glb"])
+        self.assertFalse(os.path.exists(job.staging), "staging folder left after commit")
+        self.assertFalse(os.path.exists(os.path.join(self.final, "old.pc2")), "old bake kept after commit")
+        start, rate, frames = runner.read_pc2(os.path.join(self.final, "cloth.pc2"))
+        self.assertEqual((len(frames), len(frames[0])), (6, 4), "pc2 samples x verts")
+        self.assertEqual(frames[-1][0], (0.0, 0.0, 1.0), "pinned vertex 0 in Blender axes")
+        self.assertLess(frames[-1][1][2], 1.0, "free vertex 1 did not fall")
+
+    def test_noisy_stderr_does_not_block(self):
+        job, argv = self.start_job()
+        with Env("noisy"):
+            code = runner.run_sync(job, argv)
+        self.assertEqual(code, 0)
+        self.assertEqual(len(job.process.stderr_lines), 4000, "stderr lines drained")
+        job.discard()
+
+    def test_errors(self):
+        cases = [("bad", 3, "fabric.density = -1"), ("diverge", 4, "diverged at frame 3"), ("usage", 2, "--frobnicate")]
+        for mode, want_code, want_msg in cases:
+            with self.subTest(mode=mode):
+                job, argv = self.start_job()
+                with Env(mode):
+                    code = runner.run_sync(job, argv)
+                self.assertEqual(code, want_code)
+                msg = runner.exit_message(code, job.process.stderr_text())
+                self.assertIn(want_msg, msg)
+                job.discard()
+                self.assertFalse(os.path.exists(job.staging), "staging left after discard")
+                self.assertFalse(os.path.exists(os.path.dirname(self.final)), "empty cache root left")
+
+    def test_cancel_leaves_nothing(self):
+        os.makedirs(self.final)
+        keep = os.path.join(self.final, "cloth.pc2")
+        with open(keep, "w") as f:
+            f.write("previous bake")
+        job, argv = self.start_job(frames=100)
+        with Env("slow"):
+            proc = job.start(argv)
+        deadline = time.monotonic() + 20
+        while job.frame()[0] < 2:
+            proc.poll()
+            self.assertLess(time.monotonic(), deadline, "no progress from the slow fake")
+            time.sleep(0.02)
+        code = job.cancel()
+        self.assertEqual(code, 130, "exit code after SIGTERM")
+        self.assertFalse(os.path.exists(job.staging), "staging folder left after cancel")
+        with open(keep) as f:
+            self.assertEqual(f.read(), "previous bake", "previous bake changed by a cancel")
+
+    def test_cancel_kills_stubborn_process(self):
+        job = runner.BakeJob(self.final)
+        proc = job.start([sys.executable, "-c",
+                          "import signal,time,sys; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+                          "print('ready', flush=True); time.sleep(60)"])
+        deadline = time.monotonic() + 20
+        while not proc.stdout_lines:
+            proc.poll()
+            self.assertLess(time.monotonic(), deadline, "child never started")
+            time.sleep(0.02)
+        proc_code = proc.terminate(grace=0.5)
+        self.assertEqual(proc_code, -9, "a process ignoring SIGTERM must be killed")
+        job.discard()
+
+
+if __name__ == "__main__":
+    unittest.main()
