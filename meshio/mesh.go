@@ -137,7 +137,13 @@ type ParseError struct {
 	Path  string // the file
 	Place string // "line 412", "accessor 3", "chunk 1", "meshes[0].primitives[1]"
 	Msg   string // what is wrong, and the fix where there is one
+	// Err is an optional sentinel the error wraps (ErrUnsupported,
+	// ErrNoGeometry), for errors.Is.
+	Err error
 }
+
+// Unwrap returns the wrapped sentinel, if any.
+func (e *ParseError) Unwrap() error { return e.Err }
 
 func (e *ParseError) Error() string {
 	if e.Place == "" {
