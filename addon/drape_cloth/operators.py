@@ -1,0 +1,468 @@
+"""Operators: drape.bake (modal with a UI, synchronous without), drape.cancel,
+drape.clear (Free Bake), drape.to_shape_keys and drape.export_gltf.
+
+bpy is touched only on the main thread: the reader threads of runner.Process
+only fill a queue, which the modal timer empties."""
+
+import os
+import shutil
+import time
+
+import bpy
+from bpy.props import StringProperty
+from bpy_extras.io_utils import ExportHelper
+
+from . import runner
+from . import scene_export as sx
+
+LOCAL_PC2_NAME = "cloth_local.pc2"
+
+# The running bakes by object name; read and written on the main thread only.
+_jobs = {}
+
+
+class BakeState:
+    """BakeState is one bake in flight: its job, and what finish() needs."""
+
+    def __init__(self, obj, job, scene_data, nverts, start, end, stored_dir, matrix):
+        self.obj_name = obj.name
+        self.job = job
+        self.data = scene_data
+        self.nverts = nverts
+        self.start = start
+        self.end = end
+        self.stored_dir = stored_dir
+        self.matrix = matrix
+        self.cancel_requested = False
+        self.status = "starting drape"
+
+
+def addon_prefs(context):
+    addon = context.preferences.addons.get(__package__)
+    return addon.preferences if addon else None
+
+
+def binary(context):
+    """Returns the path of a usable drape; raises runner.BinaryError."""
+    prefs = addon_prefs(context)
+    pref = prefs.drape_path if prefs else ""
+    return runner.find_binary(bpy.path.abspath(pref) if pref else "", os.path.dirname(os.path.abspath(__file__)))[0]
+
+
+def job_of(obj):
+    return _jobs.get(obj.name) if obj is not None else None
+
+
+def any_job():
+    return next(iter(_jobs.values()), None)
+
+
+def prepare(context, obj):
+    """Checks the settings and the binary, writes the bake's inputs into a
+    staging folder and returns (BakeState, argv). Raises sx.ExportError or
+    runner.BinaryError, leaving nothing behind."""
+    sx.validate(context, obj)
+    exe = binary(context)
+    final_abs, stored = sx.cache_dir(obj)
+    job = runner.BakeJob(final_abs)
+    try:
+        scene_path, data, nverts = sx.export(context, obj, job.staging)
+    except BaseException:
+        job.discard()
+        raise
+    start, end = sx.frame_range(context.scene, obj.drape)
+    job.frames = data["frames"]
+    state = BakeState(obj, job, data, nverts, start, end, stored, obj.matrix_world.copy())
+    return state, runner.bake_argv(exe, scene_path)
+
+
+def _check_pc2(state):
+    path = os.path.join(state.job.staging, sx.PC2_NAME)
+    try:
+        nverts, _start, _rate, nsamples = runner.pc2_header(path)
+    except (OSError, ValueError) as e:
+        raise OSError("drape's point cache is unreadable: %s" % e)
+    if nverts != state.nverts:
+        raise OSError("drape wrote %d vertices but %r has %d after its modifiers. Fix: report this with the "
+                      ".blend (the vertex order must be kept)" % (nverts, state.obj_name, state.nverts))
+    if nsamples < 1:
+        raise OSError("drape wrote no frames")
+    return nsamples
+
+
+def _write_local_pc2(src, dst, inv):
+    """Writes src's points mapped by the 4x4 matrix inv (world to object
+    space) to dst, so the Mesh Cache modifier gets object coordinates."""
+    import numpy as np
+    with open(src, "rb") as f:
+        head = f.read(32)
+        pts = np.fromfile(f, dtype="<f4")
+    m = np.array([list(r) for r in inv], dtype=np.float64)
+    p = pts.reshape(-1, 3).astype(np.float64)
+    q = p @ m[:3, :3].T + m[:3, 3]
+    with open(dst + ".tmp", "wb") as f:
+        f.write(head)
+        q.astype("<f4").tofile(f)
+    os.replace(dst + ".tmp", dst)
+
+
+def _is_identity(m, tol=1e-9):
+    return all(abs(m[i][j] - (1.0 if i == j else 0.0)) <= tol for i in range(4) for j in range(4))
+
+
+def finish(context, state, code):
+    """Ends a bake: on exit 0 swaps the files in and attaches the cache to the
+    object. Returns (ok, message)."""
+    job = state.job
+    stderr = job.process.stderr_text() if job.process else ""
+    if code != runner.EXIT_OK:
+        job.discard()
+        return False, runner.exit_message(code, stderr)
+    obj = bpy.data.objects.get(state.obj_name)
+    if obj is None:
+        job.discard()
+        return False, "object %r was deleted or renamed during the bake; nothing was attached" % state.obj_name
+    try:
+        nsamples = _check_pc2(state)
+        pc2 = sx.PC2_NAME
+        if not _is_identity(state.matrix):
+            _write_local_pc2(os.path.join(job.staging, sx.PC2_NAME), os.path.join(job.staging, LOCAL_PC2_NAME),
+                             state.matrix.inverted_safe())
+            pc2 = LOCAL_PC2_NAME
+        job.commit([sx.PC2_NAME, sx.GLB_NAME])
+    except (OSError, ValueError) as e:
+        job.discard()
+        return False, str(e)
+    attach(context, obj, state, pc2)
+    obj.drape.baked_frames = nsamples
+    return True, "baked %d frames of %r in %.1f s" % (nsamples, obj.name, time.monotonic() - job.started)
+
+
+def attach(context, obj, state, pc2_name):
+    """Adds (or replaces) the Mesh Cache modifier reading the bake, at the end
+    of the stack, and sets the scene's frame range to the bake."""
+    old = sx.drape_modifier(obj)
+    if old is not None:
+        obj.modifiers.remove(old)
+    m = obj.modifiers.new(sx.MODIFIER_NAME, 'MESH_CACHE')
+    m.cache_format = 'PC2'
+    m.filepath = state.stored_dir + "/" + pc2_name
+    m.time_mode = 'FRAME'
+    m.play_mode = 'SCENE'
+    m.frame_start = float(state.start)
+    m.frame_scale = 1.0
+    m.deform_mode = 'OVERWRITE'
+    m.interpolation = 'LINEAR'
+    m.forward_axis = 'POS_Y'
+    m.up_axis = 'POS_Z'
+    m.flip_axis = set()
+    m.factor = 1.0
+    obj.drape.cache_dir = state.stored_dir
+    scene = context.scene
+    scene.frame_start = state.start
+    scene.frame_end = state.end
+    fps = state.data["fps"]
+    if abs(fps - sx.scene_fps(scene)) > 1e-6:
+        scene.render.fps = max(1, round(fps))
+        scene.render.fps_base = scene.render.fps / fps
+
+
+def _report_error(op, msg):
+    op.report({'ERROR'}, "Drape: " + msg)
+
+
+def _status(context, text):
+    ws = getattr(context, "workspace", None)
+    if ws is not None:
+        try:
+            ws.status_text_set(text)
+        except (AttributeError, RuntimeError, TypeError):
+            pass
+
+
+def _redraw(context):
+    wm = context.window_manager
+    for win in wm.windows:
+        for area in win.screen.areas:
+            if area.type in {'PROPERTIES', 'STATUSBAR', 'VIEW_3D'}:
+                area.tag_redraw()
+
+
+class DRAPE_OT_bake(bpy.types.Operator):
+    """Bake the active mesh as cloth with drape (Esc cancels)"""
+    bl_idname = "drape.bake"
+    bl_label = "Bake Cloth"
+    bl_options = {'REGISTER'}
+
+    _timer = None
+    _state = None
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and obj.type == 'MESH' and not _jobs
+
+    def _prepare(self, context):
+        obj = context.object
+        try:
+            return prepare(context, obj)
+        except (sx.ExportError, runner.BinaryError, OSError) as e:
+            _report_error(self, str(e))
+            return None, None
+
+    def execute(self, context):
+        """Bakes synchronously (headless, or when called from a script)."""
+        state, argv = self._prepare(context)
+        if state is None:
+            return {'CANCELLED'}
+        _jobs[state.obj_name] = state
+
+        def on_line(stream, line):
+            obj = runner.parse_json_line(line)
+            if runner.is_progress(obj):
+                print("drape: %s frame %s/%s" % (state.obj_name, obj.get("frame"), obj.get("frames", "?")),
+                      flush=True)
+            elif stream == "stderr" and bpy.app.background:
+                print(line, flush=True)
+        try:
+            code = runner.run_sync(state.job, argv, on_line=on_line)
+        except KeyboardInterrupt:
+            state.job.cancel()
+            raise
+        finally:
+            _jobs.pop(state.obj_name, None)
+        ok, msg = finish(context, state, code)
+        if not ok:
+            _report_error(self, msg)
+            return {'CANCELLED'}
+        self.report({'INFO'}, "Drape: " + msg)
+        return {'FINISHED'}
+
+    def invoke(self, context, event):
+        if bpy.app.background:
+            return self.execute(context)
+        state, argv = self._prepare(context)
+        if state is None:
+            return {'CANCELLED'}
+        try:
+            state.job.start(argv)
+        except OSError as e:
+            state.job.discard()
+            _report_error(self, "could not start drape: %s" % e)
+            return {'CANCELLED'}
+        _jobs[state.obj_name] = state
+        self._state = state
+        wm = context.window_manager
+        wm.drape_progress = 0.0
+        wm.progress_begin(0, 100)
+        self._timer = wm.event_timer_add(0.1, window=context.window)
+        wm.modal_handler_add(self)
+        _status(context, "Drape: baking %s (Esc to cancel)" % state.obj_name)
+        return {'RUNNING_MODAL'}
+
+    def _end(self, context):
+        wm = context.window_manager
+        if self._timer is not None:
+            wm.event_timer_remove(self._timer)
+            self._timer = None
+        wm.progress_end()
+        wm.drape_progress = 0.0
+        _status(context, None)
+        _jobs.pop(self._state.obj_name, None)
+        _redraw(context)
+
+    def cancel(self, context):
+        """Called by Blender when the window closes mid-bake."""
+        if self._state is not None:
+            self._state.job.cancel()
+            self._end(context)
+
+    def modal(self, context, event):
+        state = self._state
+        if (event.type == 'ESC' and event.value == 'PRESS') or state.cancel_requested:
+            state.job.cancel()
+            self._end(context)
+            self.report({'WARNING'}, "Drape: bake of %r cancelled; the object is unchanged" % state.obj_name)
+            return {'CANCELLED'}
+        if event.type != 'TIMER' or event.timer is not self._timer:
+            return {'PASS_THROUGH'}
+        proc = state.job.process
+        proc.poll()
+        frame, frames = state.job.frame()
+        pct = 100.0 * frame / frames if frames else 0.0
+        wm = context.window_manager
+        wm.drape_progress = pct
+        wm.progress_update(int(pct))
+        p = proc.progress or {}
+        eta = p.get("eta_s")
+        state.status = "frame %d/%d%s" % (frame, frames, ", %.0f s left" % eta if isinstance(eta, (int, float)) else "")
+        _status(context, "Drape: baking %s, %s (Esc to cancel)" % (state.obj_name, state.status))
+        _redraw(context)
+        if not proc.finished():
+            return {'PASS_THROUGH'}
+        code = proc.wait()
+        self._end(context)
+        ok, msg = finish(context, state, code)
+        if not ok:
+            _report_error(self, msg)
+            return {'CANCELLED'}
+        self.report({'INFO'}, "Drape: " + msg)
+        return {'FINISHED'}
+
+
+class DRAPE_OT_cancel(bpy.types.Operator):
+    """Stop the running drape bake; the object stays as it was"""
+    bl_idname = "drape.cancel"
+    bl_label = "Cancel Bake"
+    bl_options = {'REGISTER'}
+
+    @classmethod
+    def poll(cls, context):
+        return bool(_jobs)
+
+    def execute(self, context):
+        state = job_of(context.object) or any_job()
+        if state is None:
+            return {'CANCELLED'}
+        state.cancel_requested = True
+        return {'FINISHED'}
+
+
+def free_bake(obj):
+    """Removes obj's drape modifier and cache folder. Returns the removed
+    folder or ""."""
+    m = sx.drape_modifier(obj)
+    if m is not None:
+        obj.modifiers.remove(m)
+    folder = ""
+    if obj.drape.cache_dir:
+        folder = os.path.normpath(bpy.path.abspath(obj.drape.cache_dir))
+        runner.remove_tree(folder)
+    obj.drape.cache_dir = ""
+    obj.drape.baked_frames = 0
+    return folder
+
+
+class DRAPE_OT_clear(bpy.types.Operator):
+    """Free the drape bake: remove its Mesh Cache modifier and its files"""
+    bl_idname = "drape.clear"
+    bl_label = "Free Bake"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and job_of(obj) is None and (bool(obj.drape.cache_dir) or
+                                                             sx.drape_modifier(obj) is not None)
+
+    def execute(self, context):
+        folder = free_bake(context.object)
+        self.report({'INFO'}, "Drape: freed the bake%s" % (" and deleted " + folder if folder else ""))
+        return {'FINISHED'}
+
+
+def read_pc2_numpy(path):
+    """Returns (nverts, nsamples, array of shape (nsamples, nverts, 3))."""
+    import warnings
+    import numpy as np
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if not hasattr(np, "bool"):
+            np.bool = bool  # Blender 3.4's bundled modules still use numpy.bool (removed in numpy 1.24)
+    nverts, _start, _rate, nsamples = runner.pc2_header(path)
+    with open(path, "rb") as f:
+        f.seek(32)
+        arr = np.fromfile(f, dtype="<f4", count=nverts * nsamples * 3)
+    return nverts, nsamples, arr.reshape(nsamples, nverts, 3)
+
+
+class DRAPE_OT_to_shape_keys(bpy.types.Operator):
+    """Turn the baked cache into one shape key per frame (for exporters that need shape keys); slow for long bakes"""
+    bl_idname = "drape.to_shape_keys"
+    bl_label = "Convert to Shape Keys"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and obj.type == 'MESH' and sx.drape_modifier(obj) is not None and not _jobs
+
+    def execute(self, context):
+        obj = context.object
+        m = sx.drape_modifier(obj)
+        path = bpy.path.abspath(m.filepath)
+        try:
+            nverts, nsamples, arr = read_pc2_numpy(path)
+        except (OSError, ValueError) as e:
+            _report_error(self, "cannot read %s: %s" % (path, e))
+            return {'CANCELLED'}
+        if nverts != len(obj.data.vertices):
+            _report_error(self, "the cache has %d vertices, the mesh %d (modifiers above Drape Cache change the "
+                          "count). Fix: apply those modifiers and bake again" % (nverts, len(obj.data.vertices)))
+            return {'CANCELLED'}
+        start = int(round(m.frame_start))
+        if obj.data.shape_keys is None:
+            obj.shape_key_add(name="Basis", from_mix=False)
+        keys = obj.data.shape_keys
+        keys.use_relative = True
+        for i in range(nsamples):
+            sk = obj.shape_key_add(name="drape_%04d" % (start + i), from_mix=False)
+            sk.data.foreach_set("co", arr[i].ravel())
+            f = start + i
+            for fr, val in ((f - 1, 0.0), (f, 1.0), (f + 1, 0.0)):
+                if fr < start or fr >= start + nsamples:
+                    continue
+                sk.value = val
+                sk.keyframe_insert("value", frame=fr)
+        obj.modifiers.remove(m)
+        self.report({'INFO'}, "Drape: %d shape keys on %r; the Mesh Cache modifier was removed" % (nsamples, obj.name))
+        return {'FINISHED'}
+
+
+class DRAPE_OT_export_gltf(bpy.types.Operator, ExportHelper):
+    """Save drape's own baked .glb (morph-target animation, Y-up) for game engines"""
+    bl_idname = "drape.export_gltf"
+    bl_label = "Export glTF for Engines"
+    filename_ext = ".glb"
+    filter_glob: StringProperty(default="*.glb", options={'HIDDEN'})
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and bool(obj.drape.cache_dir)
+
+    def execute(self, context):
+        src = os.path.join(bpy.path.abspath(context.object.drape.cache_dir), sx.GLB_NAME)
+        if not os.path.isfile(src):
+            _report_error(self, "no baked glTF at %s. Fix: bake again" % src)
+            return {'CANCELLED'}
+        try:
+            shutil.copyfile(src, self.filepath)
+        except OSError as e:
+            _report_error(self, "cannot write %s: %s" % (self.filepath, e))
+            return {'CANCELLED'}
+        self.report({'INFO'}, "Drape: saved %s" % self.filepath)
+        return {'FINISHED'}
+
+
+class DRAPE_OT_check_binary(bpy.types.Operator):
+    """Run `drape version` with the chosen binary and show the result"""
+    bl_idname = "drape.check_binary"
+    bl_label = "Check drape"
+
+    def execute(self, context):
+        try:
+            path, version = runner.find_binary(
+                bpy.path.abspath(addon_prefs(context).drape_path) if addon_prefs(context).drape_path else "",
+                os.path.dirname(os.path.abspath(__file__)))
+        except runner.BinaryError as e:
+            addon_prefs(context).status = str(e)
+            _report_error(self, str(e))
+            return {'CANCELLED'}
+        addon_prefs(context).status = "drape %s at %s" % (".".join(map(str, version)), path)
+        self.report({'INFO'}, "Drape: " + addon_prefs(context).status)
+        return {'FINISHED'}
+
+
+classes = (DRAPE_OT_bake, DRAPE_OT_cancel, DRAPE_OT_clear, DRAPE_OT_to_shape_keys, DRAPE_OT_export_gltf,
+           DRAPE_OT_check_binary)

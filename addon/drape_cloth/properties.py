@@ -1,0 +1,119 @@
+"""Settings of the Drape add-on: DRAPE_PG_object_settings on every Object
+(Object.drape) and the bake's live progress on the WindowManager."""
+
+import bpy
+from bpy.props import (BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty,
+                       PointerProperty, StringProperty)
+
+# drape's fabric presets (`drape presets`); keep in step with bake/presets.go.
+FABRIC_PRESETS = [
+    ("cotton", "Cotton", "Medium-weight woven cotton"),
+    ("silk", "Silk", "Light, flowing silk"),
+    ("denim", "Denim", "Heavy, stiff denim"),
+    ("wool", "Wool", "Soft, thick wool"),
+    ("leather", "Leather", "Heavy leather, resists bending"),
+    ("rubber", "Rubber", "Stretchy rubber sheet"),
+]
+
+ROLES = [
+    ("NONE", "None", "Not part of drape bakes"),
+    ("CLOTH", "Cloth", "Bake this mesh as cloth with drape"),
+    ("COLLIDER", "Collider", "The cloth collides with this object"),
+]
+
+SHAPES = [
+    ("SPHERE", "Sphere", "A sphere fitted to the object's bounds (diameter = largest dimension)"),
+    ("CAPSULE", "Capsule", "A capsule along the object's longest local axis"),
+    ("CONE", "Cone", "A capped cone along the object's local Z (radii measured from the mesh)"),
+    ("PLANE", "Plane", "An infinite plane through the origin, normal = the object's local +Z"),
+    ("BOX", "Box", "A box fitted to the object's bounds, rotated with it"),
+    ("MESH", "Mesh", "The object's evaluated mesh (must be closed)"),
+]
+
+
+def _update_range(self, context):
+    if self.frame_end < self.frame_start:
+        self.frame_end = self.frame_start
+
+
+class DRAPE_PG_object_settings(bpy.types.PropertyGroup):
+    """The drape settings of one object: its role, and cloth or collider settings."""
+
+    role: EnumProperty(name="Drape Role", items=ROLES, default="NONE",
+                       description="What this object is in drape bakes")
+
+    # cloth
+    fabric: EnumProperty(name="Fabric", items=FABRIC_PRESETS, default="cotton",
+                         description="drape fabric preset; the overrides below change single values of it")
+    use_density: BoolProperty(name="Density", default=False, description="Override the preset's density")
+    density: FloatProperty(name="Density", default=0.15, min=1e-4, soft_max=2.0, precision=3,
+                           description="Mass per area [kg/m²]")
+    use_stretch: BoolProperty(name="Stretch", default=False, description="Override the preset's stretch stiffness")
+    stretch: FloatProperty(name="Stretch", default=500.0, min=1e-3, soft_max=1e5,
+                           description="Stretch stiffness [N/m]")
+    use_shear: BoolProperty(name="Shear", default=False, description="Override the preset's shear stiffness")
+    shear: FloatProperty(name="Shear", default=50.0, min=1e-3, soft_max=1e5, description="Shear stiffness [N/m]")
+    use_bend: BoolProperty(name="Bend", default=False, description="Override the preset's bending stiffness")
+    bend: FloatProperty(name="Bend", default=1e-5, min=0.0, soft_max=1e-2, precision=6,
+                        description="Bending stiffness [N·m]")
+    use_damping: BoolProperty(name="Damping", default=False, description="Override the preset's damping")
+    damping: FloatProperty(name="Damping", default=0.5, min=0.0, soft_max=20.0, description="Velocity damping [1/s]")
+    use_drag: BoolProperty(name="Air Drag", default=False, description="Override the preset's air drag")
+    drag: FloatProperty(name="Air Drag", default=1.0, min=0.0, soft_max=10.0, description="Air drag coefficient")
+
+    substeps: IntProperty(name="Quality", default=0, min=0, max=1000, soft_max=100,
+                          description="Substeps per frame; 0 uses drape's default. More is slower but stiffer and safer")
+    use_scene_range: BoolProperty(name="Scene Frame Range", default=True,
+                                  description="Bake the scene's frame range")
+    frame_start: IntProperty(name="Start", default=1, min=0, update=_update_range, description="First baked frame")
+    frame_end: IntProperty(name="End", default=120, min=0, update=_update_range, description="Last baked frame")
+    use_thickness: BoolProperty(name="Thickness", default=False,
+                                description="Set the cloth thickness; off lets drape scale it to the mesh")
+    thickness: FloatProperty(name="Thickness", default=0.005, min=1e-5, soft_max=0.1, precision=4, unit='LENGTH',
+                             description="Distance kept from colliders and from itself [m]")
+    use_friction: BoolProperty(name="Friction", default=False, description="Override the fabric's collider friction")
+    friction: FloatProperty(name="Friction", default=0.5, min=0.0, soft_max=2.0,
+                            description="Cloth-collider friction coefficient")
+    self_collision: BoolProperty(name="Self Collision", default=False,
+                                 description="Keep the cloth from passing through itself (slower)")
+    pin_group: StringProperty(name="Pin Group", default="",
+                              description="Vertex group whose weights pin the cloth (1 = held in place)")
+
+    use_wind: BoolProperty(name="Wind", default=False, description="Blow wind on the cloth")
+    wind_direction: FloatVectorProperty(name="Direction", size=3, default=(1.0, 0.0, 0.0), subtype='DIRECTION',
+                                        description="Wind direction in world space")
+    wind_speed: FloatProperty(name="Speed", default=5.0, min=0.0, soft_max=50.0, unit='VELOCITY',
+                              description="Wind speed [m/s]")
+    wind_gust: FloatProperty(name="Gust", default=0.0, min=0.0, max=1.0, subtype='FACTOR',
+                             description="Relative variation of the wind speed")
+    wind_turbulence: FloatProperty(name="Turbulence", default=0.0, min=0.0, max=1.0, subtype='FACTOR',
+                                   description="Spatial variation of the wind")
+
+    # collider
+    collider_shape: EnumProperty(name="Shape", items=SHAPES, default="SPHERE",
+                                 description="Collision shape fitted to this object")
+    use_collider_friction: BoolProperty(name="Friction", default=False,
+                                        description="Set this collider's friction")
+    collider_friction: FloatProperty(name="Friction", default=0.5, min=0.0, soft_max=2.0,
+                                     description="Friction between the cloth and this collider")
+    collider_thickness: FloatProperty(name="Outer Thickness", default=0.0, min=0.0, soft_max=0.1, precision=4,
+                                      unit='LENGTH', description="Extra distance kept from this collider [m]")
+
+    # the bake on this object (set by drape.bake, cleared by drape.clear)
+    cache_dir: StringProperty(name="Cache Folder", default="", subtype='DIR_PATH',
+                              description="Where this object's bake lives")
+    baked_frames: IntProperty(name="Baked Frames", default=0)
+
+
+classes = (DRAPE_PG_object_settings,)
+
+
+def register_props():
+    bpy.types.Object.drape = PointerProperty(type=DRAPE_PG_object_settings)
+    bpy.types.WindowManager.drape_progress = FloatProperty(name="Progress", default=0.0, min=0.0, max=100.0,
+                                                           subtype='PERCENTAGE', precision=0)
+
+
+def unregister_props():
+    del bpy.types.WindowManager.drape_progress
+    del bpy.types.Object.drape

@@ -1,0 +1,447 @@
+"""Writing a drape scene from Blender: the evaluated cloth mesh as OBJ (glTF's
+Y-up axes, Blender's vertex order), colliders fitted to objects, and the
+scene JSON of docs/scene.md.
+
+Axes: Blender is Z-up, drape is Y-up; a Blender point (x, y, z) is (x, z, -y)
+for drape. The PC2 drape writes comes back in Blender's axes and vertex order.
+"""
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+
+import bpy
+from mathutils import Quaternion, Vector
+
+CACHE_FOLDER = "drape_cache"
+PC2_NAME = "cloth.pc2"
+GLB_NAME = "cloth.glb"
+OBJ_NAME = "cloth.obj"
+SCENE_NAME = "scene.json"
+MODIFIER_NAME = "Drape Cache"
+
+
+class ExportError(Exception):
+    """ExportError is a setting that cannot be baked; its message says why and
+    how to fix it."""
+
+
+def to_gltf(v):
+    """Returns a Blender vector (x, y, z) in glTF axes: (x, z, -y)."""
+    return [float(v[0]), float(v[2]), -float(v[1])]
+
+
+def quat_to_gltf(q):
+    """Returns a Blender rotation quaternion (w, x, y, z) in glTF axes as
+    drape's [x, y, z, w]. The axis change is a proper rotation, so the vector
+    part maps like a point."""
+    q = q.normalized()
+    return [float(q.x), float(q.z), -float(q.y), float(q.w)]
+
+
+def scale_to_gltf(s):
+    """Returns a per-axis scale in glTF axes (Y and Z swap, no sign)."""
+    return [float(s[0]), float(s[2]), float(s[1])]
+
+
+def _r(x):
+    return round(float(x), 7)
+
+
+def _rl(v):
+    return [_r(x) for x in v]
+
+
+def sanitize(name):
+    """Returns name reduced to [A-Za-z0-9_-] (at most 40 characters)."""
+    s = re.sub(r"[^A-Za-z0-9_-]+", "_", name).strip("_")
+    return (s or "object")[:40]
+
+
+def cache_key(name):
+    """Returns the folder name of an object's bake: its sanitized name plus a
+    short hash of the full name, so "Cloth.001" and "Cloth_001" never clash."""
+    return "%s_%s" % (sanitize(name), hashlib.sha1(name.encode("utf-8")).hexdigest()[:8])
+
+
+def cache_dir(obj):
+    """Returns (absolute folder, folder as stored on the object) of obj's bake:
+    //drape_cache/<key> beside a saved .blend, else a folder in the system
+    temp directory."""
+    key = cache_key(obj.name)
+    if bpy.data.filepath:
+        stored = "//" + CACHE_FOLDER + "/" + key
+        return os.path.normpath(bpy.path.abspath(stored)), stored
+    path = os.path.join(tempfile.gettempdir(), CACHE_FOLDER, key)
+    return path, path
+
+
+def frame_range(scene, settings):
+    """Returns (start, end) of the bake: the scene's or the object's own."""
+    if settings.use_scene_range:
+        return scene.frame_start, scene.frame_end
+    return settings.frame_start, settings.frame_end
+
+
+def scene_fps(scene):
+    return scene.render.fps / scene.render.fps_base
+
+
+def drape_modifier(obj):
+    """Returns the Mesh Cache modifier of obj's drape bake, or None."""
+    for m in obj.modifiers:
+        if m.type == 'MESH_CACHE' and m.name.startswith(MODIFIER_NAME):
+            return m
+    return None
+
+
+def validate(context, obj):
+    """Raises ExportError when obj cannot be baked as it is set up."""
+    if obj is None:
+        raise ExportError("no active object. Fix: select the mesh to bake as cloth")
+    if obj.type != 'MESH':
+        raise ExportError("%r is a %s, not a mesh. Fix: bake a mesh object as cloth" % (obj.name, obj.type.lower()))
+    s = obj.drape
+    scene = context.scene
+    start, end = frame_range(scene, s)
+    if end < start:
+        raise ExportError("frame range %d..%d of %r is empty. Fix: set End >= Start" % (start, end, obj.name))
+    if end - start + 1 > 100000:
+        raise ExportError("frame range %d..%d is %d frames: drape bakes at most 100000" % (start, end, end - start + 1))
+    if scene_fps(scene) <= 0:
+        raise ExportError("scene frame rate is %g. Fix: set a positive frame rate in Output Properties"
+                          % scene_fps(scene))
+    if s.pin_group and s.pin_group not in obj.vertex_groups:
+        names = ", ".join(repr(g.name) for g in obj.vertex_groups) or "none"
+        raise ExportError("pin group %r is not a vertex group of %r (it has: %s). Fix: pick an existing group "
+                          "in Drape Cloth > Pin Group, or clear it" % (s.pin_group, obj.name, names))
+    if s.use_wind and Vector(s.wind_direction).length < 1e-9:
+        raise ExportError("wind direction of %r is zero. Fix: give the wind a direction" % obj.name)
+    if not obj.data.polygons:
+        raise ExportError("%r has no faces. Fix: bake a mesh with faces" % obj.name)
+    for c in colliders(context, obj):
+        if c.drape.collider_shape != 'MESH' and c.type not in ('MESH', 'CURVE', 'SURFACE', 'META', 'FONT'):
+            raise ExportError("collider %r is a %s without a size. Fix: use a mesh object as collider, or set its "
+                              "Drape Role to None" % (c.name, c.type.lower()))
+
+
+def colliders(context, cloth):
+    """Returns the scene's objects with the Collider role, in name order."""
+    return sorted((o for o in context.scene.objects if o.drape.role == 'COLLIDER' and o != cloth),
+                  key=lambda o: o.name)
+
+
+def write_obj(path, mesh, matrix, name="cloth"):
+    """Writes mesh as OBJ in glTF axes: v lines in Blender vertex order
+    (transformed by matrix), vt per distinct UV of the active layer, usemtl
+    per material slot, and f lines per polygon."""
+    uv_layer = mesh.uv_layers.active
+    lines = ["# drape cloth export from Blender (Y-up: Blender (x, y, z) -> (x, z, -y))", "o " + name]
+    for v in mesh.vertices:
+        lines.append("v %.7g %.7g %.7g" % tuple(to_gltf(matrix @ v.co)))
+    uv_index = {}
+    corner_uv = []
+    if uv_layer is not None:
+        data = uv_layer.data
+        for li in range(len(mesh.loops)):
+            uv = data[li].uv
+            key = (round(uv[0], 7), round(uv[1], 7))
+            ix = uv_index.get(key)
+            if ix is None:
+                ix = len(uv_index) + 1
+                uv_index[key] = ix
+                lines.append("vt %.7g %.7g" % key)
+            corner_uv.append(ix)
+    mats = mesh.materials
+    polys = sorted(mesh.polygons, key=lambda p: (p.material_index, p.index))
+    current = None
+    for p in polys:
+        if len(mats) > 0 and p.material_index != current:
+            current = p.material_index
+            mat = mats[current] if current < len(mats) else None
+            lines.append("usemtl " + (sanitize(mat.name) if mat else "slot%d" % current))
+        if corner_uv:
+            corners = ["%d/%d" % (mesh.loops[li].vertex_index + 1, corner_uv[li]) for li in p.loop_indices]
+        else:
+            corners = [str(mesh.loops[li].vertex_index + 1) for li in p.loop_indices]
+        lines.append("f " + " ".join(corners))
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def pins(obj, mesh, group_name):
+    """Returns the pin entry of the vertices of group_name with weight > 0, or
+    None. mesh is the evaluated mesh, whose vertex order the OBJ has."""
+    group = obj.vertex_groups.get(group_name)
+    if group is None:
+        return None
+    gi = group.index
+    indices, weights = [], []
+    for v in mesh.vertices:
+        for g in v.groups:
+            if g.group == gi and g.weight > 0:
+                indices.append(v.index)
+                weights.append(_r(min(1.0, g.weight)))
+    if not indices:
+        raise ExportError("pin group %r of %r has no vertex with weight > 0. Fix: assign the vertices to hold "
+                          "(Edit Mode > Object Data > Vertex Groups > Assign), or clear Pin Group"
+                          % (group_name, obj.name))
+    return {"indices": indices, "weights": weights}
+
+
+def _decompose(m):
+    loc, rot, scale = m.decompose()
+    return loc, rot, scale
+
+
+def _local_points(obj_eval, scale):
+    """Returns the evaluated mesh vertices of a collider in its scaled local
+    frame (object scale applied, rotation and location not)."""
+    me = obj_eval.to_mesh()
+    try:
+        return [Vector((v.co.x * scale.x, v.co.y * scale.y, v.co.z * scale.z)) for v in me.vertices]
+    finally:
+        obj_eval.to_mesh_clear()
+
+
+def _bounds(points):
+    lo = Vector((min(p.x for p in points), min(p.y for p in points), min(p.z for p in points)))
+    hi = Vector((max(p.x for p in points), max(p.y for p in points), max(p.z for p in points)))
+    return lo, hi
+
+
+def fit_shape(obj, obj_eval, shape, scale):
+    """Returns the collider dict of shape fitted to the evaluated object, in
+    its scaled local frame, with points as Blender Vectors (converted later),
+    plus the local points for MESH."""
+    pts = _local_points(obj_eval, scale)
+    if not pts:
+        raise ExportError("collider %r has no vertices. Fix: give it geometry or set its Drape Role to None" % obj.name)
+    lo, hi = _bounds(pts)
+    center = (lo + hi) / 2
+    half = (hi - lo) / 2
+    if shape == 'SPHERE':
+        return {"type": "sphere", "center": center, "radius": max(half)}
+    if shape == 'CAPSULE':
+        k = max(range(3), key=lambda i: half[i])
+        radius = max(half[i] for i in range(3) if i != k)
+        axis = Vector((0, 0, 0))
+        axis[k] = max(half[k] - radius, 0.0)
+        return {"type": "capsule", "a": center - axis, "b": center + axis, "radius": radius}
+    if shape == 'CONE':
+        eps = 1e-3 * (hi.z - lo.z) + 1e-7
+
+        def radius_at(z):
+            rs = [((p.x - center.x) ** 2 + (p.y - center.y) ** 2) ** 0.5 for p in pts if abs(p.z - z) <= eps]
+            return max(rs) if rs else 0.0
+        a = Vector((center.x, center.y, lo.z))
+        b = Vector((center.x, center.y, hi.z))
+        return {"type": "cone", "a": a, "b": b, "ra": radius_at(lo.z), "rb": radius_at(hi.z)}
+    if shape == 'PLANE':
+        return {"type": "plane", "point": Vector((center.x, center.y, hi.z)), "normal_local": Vector((0, 0, 1))}
+    if shape == 'BOX':
+        return {"type": "box", "center": center, "half": half}
+    if shape == 'MESH':
+        return {"type": "mesh", "points": pts}
+    raise ExportError("collider %r: unknown shape %r" % (obj.name, shape))
+
+
+def _place(fit, loc, rot):
+    """Returns the fitted shape moved to world space by (loc, rot), as drape
+    JSON in glTF axes; None when the shape cannot be expressed in world
+    coordinates alone (a rotated box)."""
+    rm = rot.to_matrix()
+
+    def pt(v):
+        return _rl(to_gltf(loc + rm @ v))
+    t = fit["type"]
+    if t == "sphere":
+        return {"type": "sphere", "center": pt(fit["center"]), "radius": _r(fit["radius"])}
+    if t == "capsule":
+        return {"type": "capsule", "a": pt(fit["a"]), "b": pt(fit["b"]), "radius": _r(fit["radius"])}
+    if t == "cone":
+        return {"type": "cone", "a": pt(fit["a"]), "b": pt(fit["b"]), "ra": _r(fit["ra"]), "rb": _r(fit["rb"])}
+    if t == "plane":
+        n = (rm @ fit["normal_local"]).normalized()
+        p = loc + rm @ fit["point"]
+        return {"type": "plane", "normal": _rl(to_gltf(n)), "offset": _r(n.dot(p))}
+    if t == "box":
+        if rot.rotation_difference(Quaternion()).angle > 1e-6:
+            return None
+        return {"type": "box", "center": pt(fit["center"]), "half": _rl(to_gltf_abs(fit["half"]))}
+    raise ValueError(t)
+
+
+def to_gltf_abs(v):
+    return [abs(x) for x in to_gltf(v)]
+
+
+def _local(fit):
+    """Returns the fitted shape in its scaled local frame as drape JSON."""
+    t = fit["type"]
+    if t == "sphere":
+        return {"type": "sphere", "center": _rl(to_gltf(fit["center"])), "radius": _r(fit["radius"])}
+    if t == "capsule":
+        return {"type": "capsule", "a": _rl(to_gltf(fit["a"])), "b": _rl(to_gltf(fit["b"])),
+                "radius": _r(fit["radius"])}
+    if t == "cone":
+        return {"type": "cone", "a": _rl(to_gltf(fit["a"])), "b": _rl(to_gltf(fit["b"])), "ra": _r(fit["ra"]),
+                "rb": _r(fit["rb"])}
+    if t == "plane":
+        n = fit["normal_local"]
+        return {"type": "plane", "normal": _rl(to_gltf(n)), "offset": _r(n.dot(fit["point"]))}
+    if t == "box":
+        return {"type": "box", "center": _rl(to_gltf(fit["center"])), "half": _rl(to_gltf_abs(fit["half"]))}
+    raise ValueError(t)
+
+
+def _write_points_obj(path, obj, obj_eval, transform):
+    """Writes a collider's evaluated mesh as OBJ, points mapped by transform
+    (a function of a local Vector) then to glTF axes."""
+    me = obj_eval.to_mesh()
+    try:
+        lines = ["# drape collider %s (Y-up)" % obj.name, "o " + sanitize(obj.name)]
+        for v in me.vertices:
+            lines.append("v %.7g %.7g %.7g" % tuple(to_gltf(transform(v.co))))
+        for p in me.polygons:
+            lines.append("f " + " ".join(str(i + 1) for i in p.vertices))
+        with open(path, "w", encoding="utf-8", newline="\n") as f:
+            f.write("\n".join(lines) + "\n")
+    finally:
+        obj_eval.to_mesh_clear()
+
+
+def sample_matrices(context, objs, start, end):
+    """Returns {name: [matrix_world per frame start..end]} sampled with
+    frame_set, restoring the current frame."""
+    scene = context.scene
+    cur, sub = scene.frame_current, scene.frame_subframe
+    out = {o.name: [] for o in objs}
+    if not objs:
+        return out
+    try:
+        for f in range(start, end + 1):
+            scene.frame_set(f)
+            for o in objs:
+                out[o.name].append(o.matrix_world.copy())
+    finally:
+        scene.frame_set(cur, subframe=sub)
+    return out
+
+
+def _same(ms, tol=1e-6):
+    m0 = ms[0]
+    return all(all(abs(m[i][j] - m0[i][j]) <= tol for i in range(4) for j in range(4)) for m in ms[1:])
+
+
+def export_collider(context, depsgraph, obj, mats, start, fps, folder):
+    """Returns the drape collider dict of obj, writing a mesh collider's OBJ
+    into folder. mats are obj's world matrices per baked frame."""
+    s = obj.drape
+    obj_eval = obj.evaluated_get(depsgraph)
+    loc0, rot0, scale0 = _decompose(mats[0])
+    if min(abs(x) for x in scale0) < 1e-12:
+        raise ExportError("collider %r has zero scale. Fix: give it a size" % obj.name)
+    fit = fit_shape(obj, obj_eval, s.collider_shape, scale0)
+    animated = not _same(mats)
+    out = None
+    if fit["type"] == "mesh":
+        name = "collider_%s.obj" % cache_key(obj.name)
+        if animated:
+            _write_points_obj(os.path.join(folder, name), obj, obj_eval,
+                              lambda co: Vector((co.x * scale0.x, co.y * scale0.y, co.z * scale0.z)))
+        else:
+            _write_points_obj(os.path.join(folder, name), obj, obj_eval, lambda co: mats[0] @ co)
+        out = {"type": "mesh", "path": name, "up": "y"}
+    elif not animated:
+        out = _place(fit, loc0, rot0)
+    static_keys = out is None  # a rotated box: local shape and one key
+    if out is None:
+        out = _local(fit)
+    if animated or static_keys:
+        keys = []
+        for i, m in enumerate(mats if animated else mats[:1]):
+            loc, rot, scale = _decompose(m)
+            key = {"time": _r(i / fps), "translation": _rl(to_gltf(loc)), "rotation": _rl(quat_to_gltf(rot))}
+            ratio = [scale[k] / scale0[k] for k in range(3)]
+            if any(abs(r - 1) > 1e-6 for r in ratio):
+                key["scale"] = _rl(scale_to_gltf(ratio))
+            keys.append(key)
+        out["keys"] = keys
+    out["name"] = obj.name
+    if s.use_collider_friction:
+        out["friction"] = _r(s.collider_friction)
+    if s.collider_thickness > 0:
+        out["thickness"] = _r(s.collider_thickness)
+    return out
+
+
+def export(context, obj, folder):
+    """Writes the cloth OBJ, collider OBJs and the scene JSON of obj into
+    folder, evaluating everything at the first baked frame. Returns
+    (scene_path, scene dict, vertex count). Changes nothing in the .blend: the
+    drape modifier is muted during evaluation and the frame is restored."""
+    validate(context, obj)
+    s = obj.drape
+    scene = context.scene
+    start, end = frame_range(scene, s)
+    fps = scene_fps(scene)
+    cols = colliders(context, obj)
+    mats = sample_matrices(context, cols, start, end)
+
+    cur, sub = scene.frame_current, scene.frame_subframe
+    mod = drape_modifier(obj)
+    muted = mod is not None and mod.show_viewport
+    try:
+        if muted:
+            mod.show_viewport = False
+        scene.frame_set(start)
+        depsgraph = context.evaluated_depsgraph_get()
+        obj_eval = obj.evaluated_get(depsgraph)
+        me = obj_eval.to_mesh()
+        try:
+            nverts = len(me.vertices)
+            write_obj(os.path.join(folder, OBJ_NAME), me, obj.matrix_world.copy(), sanitize(obj.name))
+            pin = pins(obj, me, s.pin_group) if s.pin_group else None
+        finally:
+            obj_eval.to_mesh_clear()
+        collider_json = [export_collider(context, depsgraph, c, mats[c.name], start, fps, folder) for c in cols]
+    finally:
+        if muted:
+            mod.show_viewport = True
+        scene.frame_set(cur, subframe=sub)
+
+    fabric = {"preset": s.fabric}
+    for key in ("density", "stretch", "shear", "bend", "damping", "drag"):
+        if getattr(s, "use_" + key):
+            fabric[key] = _r(getattr(s, key))
+    data = {
+        "input": OBJ_NAME,
+        "up": "y",
+        "output": [PC2_NAME, GLB_NAME],
+        "frames": end - start + 1,
+        "fps": _r(fps),
+        "fabric": fabric,
+        "self_collision": bool(s.self_collision),
+    }
+    if s.substeps > 0:
+        data["substeps"] = int(s.substeps)
+    if s.use_thickness:
+        data["thickness"] = _r(s.thickness)
+    if s.use_friction:
+        data["friction"] = _r(s.friction)
+    if pin:
+        data["pins"] = [pin]
+    if collider_json:
+        data["colliders"] = collider_json
+    if s.use_wind:
+        d = Vector(s.wind_direction).normalized()
+        data["wind"] = {"direction": _rl(to_gltf(d)), "speed": _r(s.wind_speed), "gust": _r(s.wind_gust),
+                        "turbulence": _r(s.wind_turbulence)}
+    path = os.path.join(folder, SCENE_NAME)
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        json.dump(data, f, indent=1)
+        f.write("\n")
+    return path, data, nverts

@@ -1,0 +1,436 @@
+"""Headless Blender tests of the Drape Cloth add-on.
+
+  blender -b --factory-startup --python-exit-code 1 --python addon/tests/test_addon.py -- \
+      --zip addon/dist/drape_cloth.zip --work /tmp/w --cases fake [--fake addon/tests/fake_drape.py]
+  blender ... -- --zip ... --work ... --cases real --drape ./drape
+
+Installs the add-on from its zip, builds scenes in Python and runs the
+operators. "fake" drives the operator flow against tests/fake_drape.py
+(errors, reports, files, free, shape keys, glTF copy, collider export);
+"real" bakes with the real drape binary and checks the physics. Exits 1 on
+any failure. Run it through `go test ./addon/`, which sets up the
+environment (private Blender user folders, TMPDIR).
+"""
+
+import argparse
+import json
+import math
+import os
+import shutil
+import stat
+import sys
+import unittest
+
+import bpy
+from mathutils import Vector
+
+ARGS = None
+MOD = "drape_cloth"
+
+
+def parse_args():
+    argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
+    p = argparse.ArgumentParser()
+    p.add_argument("--zip", required=True)
+    p.add_argument("--work", required=True)
+    p.add_argument("--cases", default="fake")
+    p.add_argument("--fake", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_drape.py"))
+    p.add_argument("--drape", default="")
+    return p.parse_args(argv)
+
+
+def prefs():
+    return bpy.context.preferences.addons[MOD].preferences
+
+
+def install():
+    bpy.ops.preferences.addon_install(filepath=os.path.abspath(ARGS.zip), overwrite=True)
+    bpy.ops.preferences.addon_enable(module=MOD)
+    assert MOD in bpy.context.preferences.addons, "add-on %s not enabled after install" % MOD
+
+
+def reset_scene():
+    for o in list(bpy.data.objects):
+        bpy.data.objects.remove(o)
+    for coll in (bpy.data.meshes, bpy.data.materials, bpy.data.actions):
+        for d in list(coll):
+            coll.remove(d)
+    sc = bpy.context.scene
+    sc.frame_start, sc.frame_end, sc.frame_current = 1, 24, 1
+    sc.render.fps, sc.render.fps_base = 24, 1.0
+    os.environ.pop("FAKE_DRAPE_MODE", None)
+    os.environ.pop("FAKE_DRAPE_VERSION", None)
+
+
+def activate(obj):
+    for o in bpy.context.view_layer.objects:
+        o.select_set(False)
+    obj.select_set(True)
+    bpy.context.view_layer.objects.active = obj
+
+
+def make_cloth(n=20, size=1.6, location=(0, 0, 1.0), rotation=(0, 0, 0), name="Cloth"):
+    """A grid with UVs and two materials (left half slot 0, right half slot 1)."""
+    bpy.ops.mesh.primitive_grid_add(x_subdivisions=n, y_subdivisions=n, size=size, location=location,
+                                    rotation=rotation)
+    cloth = bpy.context.active_object
+    cloth.name = name
+    for mname in ("Fabric", "Trim"):
+        cloth.data.materials.append(bpy.data.materials.new(mname))
+    for p in cloth.data.polygons:
+        p.material_index = 1 if p.center.x > 0 else 0
+    cloth.drape.role = 'CLOTH'
+    return cloth
+
+
+def make_sphere(radius=0.4, location=(0, 0, 0.4), name="Ball"):
+    bpy.ops.mesh.primitive_uv_sphere_add(radius=radius, location=location, segments=24, ring_count=12)
+    s = bpy.context.active_object
+    s.name = name
+    s.drape.role = 'COLLIDER'
+    s.drape.collider_shape = 'SPHERE'
+    return s
+
+
+def evaluated(obj, frame):
+    """Returns (world positions, uvs, material indices) of obj's evaluated mesh at frame."""
+    bpy.context.scene.frame_set(frame)
+    dg = bpy.context.evaluated_depsgraph_get()
+    oe = obj.evaluated_get(dg)
+    me = oe.to_mesh()
+    try:
+        mw = obj.matrix_world
+        verts = [mw @ v.co for v in me.vertices]
+        uvs = [tuple(round(x, 6) for x in d.uv) for d in me.uv_layers.active.data] if me.uv_layers.active else []
+        mats = [p.material_index for p in me.polygons]
+        return verts, uvs, mats
+    finally:
+        oe.to_mesh_clear()
+
+
+def snapshot(obj):
+    """What a failed or cancelled bake must leave unchanged."""
+    sc = bpy.context.scene
+    verts, uvs, mats = evaluated(obj, sc.frame_current)
+    return {
+        "modifiers": [(m.name, m.type) for m in obj.modifiers],
+        "verts": [tuple(round(c, 6) for c in v) for v in verts],
+        "uvs": uvs,
+        "mats": mats,
+        "shape_keys": obj.data.shape_keys is not None,
+        "cache_dir": obj.drape.cache_dir,
+        "range": (sc.frame_start, sc.frame_end, sc.render.fps),
+    }
+
+
+def cache_root():
+    if bpy.data.filepath:
+        return bpy.path.abspath("//drape_cache")
+    import tempfile
+    return os.path.join(tempfile.gettempdir(), "drape_cache")
+
+
+def use_binary(path):
+    prefs().drape_path = path
+
+
+def fake_binary():
+    """Copies the fake CLI into the work folder as an executable `drape`
+    whose interpreter is a real python3 (Blender's sys.executable is Blender
+    itself on some builds)."""
+    dst_dir = os.path.join(ARGS.work, "fakebin")
+    os.makedirs(dst_dir, exist_ok=True)
+    dst = os.path.join(dst_dir, "drape")
+    py = shutil.which("python3") or sys.executable
+    with open(ARGS.fake) as f:
+        src = f.read().replace("#!/usr/bin/env python3", "#!" + py, 1)
+    with open(dst, "w") as f:
+        f.write(src)
+    os.chmod(dst, os.stat(dst).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return dst
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        reset_scene()
+
+    def bake_error(self, obj, want):
+        """Runs drape.bake, expecting an error report containing each of want."""
+        activate(obj)
+        before = snapshot(obj)
+        with self.assertRaises(RuntimeError) as cm:
+            bpy.ops.drape.bake()
+        msg = str(cm.exception)
+        for w in want:
+            self.assertIn(w, msg, "bake report %r lacks %r" % (msg, w))
+        self.assertEqual(snapshot(obj), before, "a failed bake changed %s" % obj.name)
+        root = cache_root()
+        left = os.listdir(root) if os.path.isdir(root) else []
+        self.assertEqual(left, [], "a failed bake left files in %s" % root)
+        return msg
+
+
+class FakeTests(Base):
+    """The operator flow against tests/fake_drape.py."""
+
+    def setUp(self):
+        super().setUp()
+        use_binary(fake_binary())
+
+    def test_1_unsaved_file_uses_temp_folder(self):
+        self.assertEqual(bpy.data.filepath, "", "this test needs an unsaved file")
+        cloth = make_cloth(n=4)
+        activate(cloth)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        folder = bpy.path.abspath(cloth.drape.cache_dir)
+        import tempfile
+        self.assertTrue(folder.startswith(os.path.join(tempfile.gettempdir(), "drape_cache")),
+                        "cache of an unsaved file at %s, want the temp folder" % folder)
+        self.assertTrue(os.path.isfile(os.path.join(folder, "cloth.pc2")), "no cloth.pc2 in %s" % folder)
+        self.assertEqual(bpy.ops.drape.clear(), {'FINISHED'})
+        self.assertFalse(os.path.exists(folder), "Free Bake left %s" % folder)
+
+    def test_2_missing_binary(self):
+        cloth = make_cloth(n=4)
+        use_binary(os.path.join(ARGS.work, "nowhere", "drape"))
+        self.bake_error(cloth, ["drape binary not found", "Fix:", "preferences"])
+
+    def test_3_too_old_binary(self):
+        cloth = make_cloth(n=4)
+        os.environ["FAKE_DRAPE_VERSION"] = "0.0.9"
+        self.bake_error(cloth, ["too old", "0.1.0"])
+
+    def test_4_invalid_settings(self):
+        cases = [
+            ("missing pin group", lambda c: setattr(c.drape, "pin_group", "Nope"),
+             ["pin group 'Nope' is not a vertex group", "Fix:"]),
+            ("zero wind", lambda c: (setattr(c.drape, "use_wind", True), setattr(c.drape, "wind_direction", (0, 0, 0))),
+             ["wind direction", "zero"]),
+            ("empty pin group", lambda c: (c.vertex_groups.new(name="Empty"), setattr(c.drape, "pin_group", "Empty")),
+             ["no vertex with weight > 0"]),
+        ]
+        for name, setup, want in cases:
+            with self.subTest(name=name):
+                reset_scene()
+                cloth = make_cloth(n=4)
+                setup(cloth)
+                self.bake_error(cloth, want)
+
+    def test_5_cli_errors_reach_the_report(self):
+        cases = [("bad", ["rejected the scene", "exit 3", "fabric.density = -1"]),
+                 ("diverge", ["diverged", "exit 4", "vertex 7"]),
+                 ("usage", ["usage", "exit 2", "--frobnicate"])]
+        for mode, want in cases:
+            with self.subTest(mode=mode):
+                reset_scene()
+                cloth = make_cloth(n=4)
+                os.environ["FAKE_DRAPE_MODE"] = mode
+                self.bake_error(cloth, want)
+
+    def test_6_bake_free_and_convert(self):
+        path = os.path.join(ARGS.work, "fake.blend")
+        bpy.ops.wm.save_as_mainfile(filepath=path)
+        cloth = make_cloth(n=6, location=(0.5, 0.2, 1.0), rotation=(0.3, 0, 0))
+        pin = cloth.vertex_groups.new(name="Pins")
+        top = [v.index for v in cloth.data.vertices if v.co.y > 0.79]
+        pin.add(top, 1.0, 'REPLACE')
+        cloth.drape.pin_group = "Pins"
+        ball = make_sphere(radius=0.3, location=(0, 0, 0.3))
+        mover = make_sphere(radius=0.2, location=(0, -1, 1), name="Mover")
+        mover.keyframe_insert("location", frame=1)
+        mover.location = (0, 1, 1)
+        mover.keyframe_insert("location", frame=10)
+        bpy.ops.mesh.primitive_cube_add(size=1, location=(0, 0, -0.5), rotation=(0, 0, 0.5))
+        box = bpy.context.active_object
+        box.name = "Crate"
+        box.drape.role = 'COLLIDER'
+        box.drape.collider_shape = 'BOX'
+        sc = bpy.context.scene
+        sc.frame_start, sc.frame_end = 1, 10
+        before = evaluated(cloth, 1)
+        activate(cloth)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+
+        # files and modifier
+        self.assertEqual(cloth.drape.cache_dir[:15], "//drape_cache/C", "cache folder %r" % cloth.drape.cache_dir)
+        folder = bpy.path.abspath(cloth.drape.cache_dir)
+        for name in ("cloth.pc2", "cloth.glb", "cloth_local.pc2", "scene.json", "cloth.obj"):
+            self.assertTrue(os.path.isfile(os.path.join(folder, name)), "%s missing from %s" % (name, folder))
+        self.assertFalse(os.path.exists(folder + ".baking"), "staging folder left")
+        mods = [m for m in cloth.modifiers if m.type == 'MESH_CACHE']
+        self.assertEqual(len(mods), 1, "Mesh Cache modifiers")
+        self.assertEqual((mods[0].cache_format, mods[0].frame_start), ('PC2', 1.0))
+        self.assertEqual((sc.frame_start, sc.frame_end), (1, 10), "scene frame range after bake")
+
+        # scene.json: vertex count, pins, colliders in glTF axes
+        with open(os.path.join(folder, "scene.json")) as f:
+            scene = json.load(f)
+        self.assertEqual((scene["up"], scene["frames"], scene["fps"]), ("y", 10, 24))
+        self.assertEqual(scene["pins"][0]["indices"], top, "pin indices")
+        cols = {c["name"]: c for c in scene["colliders"]}
+        self.assertEqual(sorted(cols), ["Ball", "Crate", "Mover"])
+        for got, want in zip(cols["Ball"]["center"], [0, 0.3, 0]):
+            self.assertAlmostEqual(got, want, 5, msg="Ball centre in glTF axes %r" % cols["Ball"]["center"])
+        self.assertAlmostEqual(cols["Ball"]["radius"], 0.3, 5)
+        self.assertNotIn("keys", cols["Ball"], "static sphere got keys")
+        keys = cols["Mover"]["keys"]
+        self.assertEqual(len(keys), 10, "Mover keys, one per frame")
+        self.assertAlmostEqual(keys[-1]["time"], 9 / 24, 5)
+        for got, want in zip(keys[-1]["translation"], [0, 1, -1]):
+            self.assertAlmostEqual(got, want, 5, msg="Mover last key translation %r" % keys[-1]["translation"])
+        self.assertEqual(len(cols["Crate"]["keys"]), 1, "rotated static box: one key")
+        rot = cols["Crate"]["keys"][0]["rotation"]
+        self.assertAlmostEqual(rot[1], math.sin(0.25), 5, msg="Crate rotation about glTF Y %r" % rot)
+        for got, want in zip(cols["Crate"]["half"], [0.5, 0.5, 0.5]):
+            self.assertAlmostEqual(got, want, 5)
+
+        # the OBJ is in Blender's vertex order, Y-up
+        with open(os.path.join(folder, "cloth.obj")) as f:
+            vs = [tuple(map(float, l.split()[1:4])) for l in f if l.startswith("v ")]
+        self.assertEqual(len(vs), len(cloth.data.vertices), "OBJ vertex count")
+        w0 = cloth.matrix_world @ cloth.data.vertices[5].co
+        for got, want in zip(vs[5], (w0.x, w0.z, -w0.y)):
+            self.assertAlmostEqual(got, want, 5, msg="OBJ v 6 %r vs Blender %r" % (vs[5], tuple(w0)))
+
+        # first frame of the fake = the rest pose: the cache maps back to object space
+        after = evaluated(cloth, 1)
+        self.assertEqual(len(after[0]), len(before[0]), "vertex count")
+        for i, (a, b) in enumerate(zip(after[0], before[0])):
+            self.assertLess((a - b).length, 1e-4, "vertex %d at frame 1: %r, rest %r" % (i, a, b))
+            if i > 50:
+                break
+        self.assertEqual(after[1], before[1], "UVs changed by the bake")
+        self.assertEqual(after[2], before[2], "materials changed by the bake")
+        last = evaluated(cloth, 10)
+        for i in top:
+            self.assertLess((last[0][i] - before[0][i]).length, 1e-4, "pinned vertex %d moved" % i)
+        self.assertLess(min(v.z for v in last[0]), min(v.z for v in before[0]) - 0.1, "cloth did not fall")
+
+        # export glTF copies drape's file
+        out = os.path.join(ARGS.work, "engine.glb")
+        self.assertEqual(bpy.ops.drape.export_gltf(filepath=out), {'FINISHED'})
+        with open(out, "rb") as f:
+            self.assertEqual(f.read(4), b"glTF")
+
+        # a second cloth object whose sanitized name clashes gets its own folder
+        other = make_cloth(n=4, name="Cloth.")
+        activate(other)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        self.assertNotEqual(other.drape.cache_dir, cloth.drape.cache_dir, "two objects share a cache folder")
+
+        # a failed re-bake leaves the previous bake working
+        activate(cloth)
+        os.environ["FAKE_DRAPE_MODE"] = "bad"
+        with self.assertRaises(RuntimeError):
+            bpy.ops.drape.bake()
+        self.assertTrue(os.path.isfile(os.path.join(folder, "cloth_local.pc2")), "failed re-bake removed the bake")
+        self.assertEqual(len([m for m in cloth.modifiers if m.type == 'MESH_CACHE']), 1)
+        os.environ.pop("FAKE_DRAPE_MODE")
+
+        # convert to shape keys
+        self.assertEqual(bpy.ops.drape.to_shape_keys(), {'FINISHED'})
+        self.assertEqual(len(cloth.data.shape_keys.key_blocks), 11, "Basis + one key per frame")
+        self.assertEqual([m.type for m in cloth.modifiers], [], "modifier kept after conversion")
+        conv = evaluated(cloth, 10)
+        for i, (a, b) in enumerate(zip(conv[0], last[0])):
+            self.assertLess((a - b).length, 1e-4, "shape keys at frame 10, vertex %d: %r vs cache %r" % (i, a, b))
+
+        # free removes the files
+        self.assertEqual(bpy.ops.drape.clear(), {'FINISHED'})
+        self.assertFalse(os.path.exists(folder), "Free Bake left %s" % folder)
+        self.assertEqual(cloth.drape.cache_dir, "")
+        activate(other)
+        bpy.ops.drape.clear()
+        self.assertFalse(os.path.exists(cache_root()), "drape_cache folder left after freeing every bake")
+
+
+class RealTests(Base):
+    """Bakes with the real drape binary and checks the physics."""
+
+    def setUp(self):
+        super().setUp()
+        use_binary(os.path.abspath(ARGS.drape))
+
+    def test_plane_over_sphere(self):
+        path = os.path.join(ARGS.work, "sphere.blend")
+        bpy.ops.wm.save_as_mainfile(filepath=path)
+        cloth = make_cloth(n=20, size=1.6, location=(0, 0, 1.0))
+        radius, centre = 0.4, Vector((0, 0, 0.4))
+        make_sphere(radius=radius, location=tuple(centre))
+        sc = bpy.context.scene
+        sc.frame_start, sc.frame_end = 1, 30
+        before = evaluated(cloth, 1)
+        activate(cloth)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        verts, uvs, mats = evaluated(cloth, 30)
+        self.assertEqual(len(verts), len(before[0]), "vertex count after bake")
+        self.assertEqual(uvs, before[1], "UVs changed by the bake")
+        self.assertEqual(mats, before[2], "materials changed by the bake")
+        self.assertEqual([m.name for m in cloth.data.materials], ["Fabric", "Trim"])
+        inside = min((v - centre).length for v in verts)
+        self.assertGreaterEqual(inside, radius - 0.01, "a vertex is %.4f m from the sphere centre (radius %g)"
+                                % (inside, radius))
+        lowest = min(v.z for v in verts)
+        self.assertLess(lowest, centre.z + radius, "lowest point %.3f not below the sphere top %.3f"
+                        % (lowest, centre.z + radius))
+        for v in verts:
+            self.assertTrue(all(math.isfinite(c) for c in v), "non-finite vertex %r" % v)
+        folder = bpy.path.abspath(cloth.drape.cache_dir)
+        self.assertEqual(bpy.ops.drape.clear(), {'FINISHED'})
+        self.assertFalse(os.path.exists(folder), "Free Bake left %s" % folder)
+        self.assertEqual([m.type for m in cloth.modifiers], [], "Free Bake left a modifier")
+        self.assertEqual(evaluated(cloth, 30)[0], before[0], "Free Bake did not restore the rest pose")
+
+    def test_curtain_pushed_by_animated_sphere(self):
+        path = os.path.join(ARGS.work, "curtain.blend")
+        bpy.ops.wm.save_as_mainfile(filepath=path)
+        # an upright curtain in the XZ plane (object rotated, so object space != world space)
+        cloth = make_cloth(n=20, size=1.0, location=(0, 0, 1.0), rotation=(math.pi / 2, 0, 0), name="Curtain")
+        bpy.context.scene.frame_set(1)
+        top = [v.index for v in cloth.data.vertices if (cloth.matrix_world @ v.co).z > 1.49]
+        self.assertEqual(len(top), 21, "top row of the curtain")
+        g = cloth.vertex_groups.new(name="Pins")
+        g.add(top, 1.0, 'REPLACE')
+        cloth.drape.pin_group = "Pins"
+        radius = 0.2
+        ball = make_sphere(radius=radius, location=(0, -0.6, 0.9), name="Pusher")
+        ball.keyframe_insert("location", frame=1)
+        ball.location = (0, 0.35, 0.9)
+        ball.keyframe_insert("location", frame=24)
+        sc = bpy.context.scene
+        sc.frame_start, sc.frame_end = 1, 24
+        before = evaluated(cloth, 1)
+        activate(cloth)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        verts, uvs, mats = evaluated(cloth, 24)
+        centre = ball.matrix_world.translation.copy()
+        self.assertEqual(len(verts), len(before[0]), "vertex count after bake")
+        self.assertEqual(uvs, before[1], "UVs changed by the bake")
+        self.assertEqual(mats, before[2], "materials changed by the bake")
+        for i in top:
+            self.assertLess((verts[i] - before[0][i]).length, 1e-3, "pinned vertex %d moved from %r to %r"
+                            % (i, tuple(before[0][i]), tuple(verts[i])))
+        inside = min((v - centre).length for v in verts)
+        self.assertGreaterEqual(inside, radius - 0.01, "a vertex is %.4f m from the pusher centre %r (radius %g)"
+                                % (inside, tuple(centre), radius))
+        pushed = max(v.y for v in verts)
+        self.assertGreater(pushed, 0.1, "the pusher did not push the curtain (max y %.3f)" % pushed)
+        self.assertLess(min(v.z for v in verts), 1.5, "curtain above its pins")
+
+
+def main():
+    global ARGS
+    ARGS = parse_args()
+    os.makedirs(ARGS.work, exist_ok=True)
+    install()
+    loader = unittest.TestLoader()
+    suite = unittest.TestSuite()
+    for case in ARGS.cases.split(","):
+        suite.addTests(loader.loadTestsFromTestCase({"fake": FakeTests, "real": RealTests}[case]))
+    result = unittest.TextTestRunner(stream=sys.stdout, verbosity=2).run(suite)
+    sys.stdout.flush()
+    if not result.wasSuccessful():
+        sys.exit(1)
+
+
+main()
