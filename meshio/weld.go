@@ -62,17 +62,24 @@ func Weld(m *Mesh, opt WeldOptions) (*Welded, error) {
 	}
 	tol := opt.Tolerance * diag
 	w.Tolerance = tol
-	cell := math.Max(2*tol, minCellRel*diag)
+	// Cells are 8 tolerances wide, so a point needs to look into a
+	// neighbouring cell only along an axis where it lies within tol of the
+	// cell's side: usually it looks into its own cell alone.
+	cell := math.Max(8*tol, minCellRel*diag)
 	if cell == 0 {
 		cell = 1
 	}
 	inv := 1 / cell
 	tolSq := tol * tol
 	exact := tol == 0
+	edge := tol * inv // tolerance as a fraction of a cell
+	// shift the grid off the bounding box so that flat sheets and boxes do
+	// not lie exactly on cell sides
+	lo = lo.Sub(vec.Vec3{X: 0.318309886 * cell, Y: 0.367879441 * cell, Z: 0.2718281828 * cell})
 
 	g := newWeldGrid(nv)
-	w.Positions = make([]vec.Vec3, 0, nv/2+1)
-	var next []int32 // next sim vertex in the same cell, -1 at the end
+	w.Positions = make([]vec.Vec3, 0, nv)
+	next := make([]int32, 0, nv) // next sim vertex in the same cell, -1 at the end
 	r := 0
 	for pi := range m.Primitives {
 		w.PrimitiveStart = append(w.PrimitiveStart, int32(r))
@@ -88,18 +95,25 @@ func Weld(m *Mesh, opt WeldOptions) (*Welded, error) {
 					}
 				}
 			} else {
-				// cell is at least 2 tol wide, so a point within tol lies in
-				// this cell or in the neighbour on the near side of each axis
-				dx, dy, dz := neighbourSide(fx), neighbourSide(fy), neighbourSide(fz)
+				dx, dy, dz := nearSide(fx, edge), nearSide(fy, edge), nearSide(fz, edge)
 				for k := 0; k < 8; k++ {
 					n := c
 					if k&1 != 0 {
+						if dx == 0 {
+							continue
+						}
 						n.x += dx
 					}
 					if k&2 != 0 {
+						if dy == 0 {
+							continue
+						}
 						n.y += dy
 					}
 					if k&4 != 0 {
+						if dz == 0 {
+							continue
+						}
 						n.z += dz
 					}
 					for s := g.get(n); s >= 0; s = next[s] {
@@ -156,13 +170,17 @@ func Weld(m *Mesh, opt WeldOptions) (*Welded, error) {
 	return w, nil
 }
 
-// neighbourSide returns -1 or +1: the neighbouring cell nearer to the point
-// with grid coordinate f.
-func neighbourSide(f float64) int32 {
-	if f-math.Floor(f) < 0.5 {
+// nearSide returns -1 or +1 when the point with grid coordinate f lies within
+// edge (a fraction of a cell) of its cell's lower or upper side, else 0.
+func nearSide(f, edge float64) int32 {
+	frac := f - math.Floor(f)
+	switch {
+	case frac <= edge:
 		return -1
+	case 1-frac <= edge:
+		return 1
 	}
-	return 1
+	return 0
 }
 
 // weldCell is a grid cell's integer coordinates.
@@ -190,8 +208,10 @@ func newWeldGrid(n int) *weldGrid {
 }
 
 func (g *weldGrid) slot(c weldCell) uint64 {
-	h := uint64(uint32(c.x))*0x9E3779B185EBCA87 ^ uint64(uint32(c.y))*0xC2B2AE3D27D4EB4F ^ uint64(uint32(c.z))*0x165667B19E3779F9
-	h ^= h >> 29
+	h := uint64(uint32(c.x))*0x9E3779B185EBCA87 + uint64(uint32(c.y))*0xC2B2AE3D27D4EB4F + uint64(uint32(c.z))*0x165667B19E3779F9
+	h ^= h >> 32
+	h *= 0xD6E8FEB86659FD93
+	h ^= h >> 32
 	return h & g.mask
 }
 
