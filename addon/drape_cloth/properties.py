@@ -6,6 +6,7 @@ from bpy.props import (BoolProperty, EnumProperty, FloatProperty, FloatVectorPro
                        PointerProperty, StringProperty)
 
 # drape's fabric presets (`drape presets`); keep in step with bake/presets.go.
+# The override defaults below are cotton's values.
 FABRIC_PRESETS = [
     ("cotton", "Cotton", "Medium-weight woven cotton"),
     ("silk", "Silk", "Light, flowing silk"),
@@ -49,15 +50,15 @@ class DRAPE_PG_object_settings(bpy.types.PropertyGroup):
     density: FloatProperty(name="Density", default=0.15, min=1e-4, soft_max=2.0, precision=3,
                            description="Mass per area [kg/m²]")
     use_stretch: BoolProperty(name="Stretch", default=False, description="Override the preset's stretch stiffness")
-    stretch: FloatProperty(name="Stretch", default=500.0, min=1e-3, soft_max=1e5,
+    stretch: FloatProperty(name="Stretch", default=1.0e4, min=1e-3, soft_max=1e6,
                            description="Stretch stiffness [N/m]")
     use_shear: BoolProperty(name="Shear", default=False, description="Override the preset's shear stiffness")
-    shear: FloatProperty(name="Shear", default=50.0, min=1e-3, soft_max=1e5, description="Shear stiffness [N/m]")
+    shear: FloatProperty(name="Shear", default=33.7, min=1e-3, soft_max=1e5, description="Shear stiffness [N/m]")
     use_bend: BoolProperty(name="Bend", default=False, description="Override the preset's bending stiffness")
-    bend: FloatProperty(name="Bend", default=1e-5, min=0.0, soft_max=1e-2, precision=6,
+    bend: FloatProperty(name="Bend", default=9.8e-6, min=0.0, soft_max=1e-2, precision=6,
                         description="Bending stiffness [N·m]")
     use_damping: BoolProperty(name="Damping", default=False, description="Override the preset's damping")
-    damping: FloatProperty(name="Damping", default=0.5, min=0.0, soft_max=20.0, description="Velocity damping [1/s]")
+    damping: FloatProperty(name="Damping", default=0.05, min=0.0, soft_max=20.0, description="Velocity damping [1/s]")
     use_drag: BoolProperty(name="Air Drag", default=False, description="Override the preset's air drag")
     drag: FloatProperty(name="Air Drag", default=1.0, min=0.0, soft_max=10.0, description="Air drag coefficient")
 

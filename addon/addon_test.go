@@ -1,0 +1,90 @@
+// Package addon_test runs the Blender add-on's tests from `go test ./...`:
+// the pure-Python runner tests with python3, and the headless Blender tests
+// (tests/test_addon.py) against the fake CLI and against the real drape
+// binary, built here from ./cmd/drape.
+package addon_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// need returns the path of a program the tests cannot run without.
+func need(t *testing.T, name, fix string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Fatalf("%s not found on PATH: %s", name, fix)
+	}
+	return p
+}
+
+// run runs cmd and fails the test with its output when it exits non-zero.
+func run(t *testing.T, cmd *exec.Cmd) string {
+	t.Helper()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
+	}
+	return string(out)
+}
+
+// buildZip builds the installable add-on zip with the documented command.
+func buildZip(t *testing.T, py, dir string) string {
+	t.Helper()
+	zip := filepath.Join(dir, "drape_cloth.zip")
+	run(t, exec.Command(py, "build_zip.py", zip))
+	return zip
+}
+
+// blender runs tests/test_addon.py in headless Blender with private user
+// folders, so installing the add-on never touches the user's own Blender.
+func blender(t *testing.T, bin, zip, cases string, extra ...string) string {
+	t.Helper()
+	work := t.TempDir()
+	for _, d := range []string{"scripts", "config", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(work, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := []string{"-b", "--factory-startup", "--python-exit-code", "1", "--python", "tests/test_addon.py", "--",
+		"--zip", zip, "--work", filepath.Join(work, "work"), "--cases", cases}
+	cmd := exec.Command(bin, append(args, extra...)...)
+	cmd.Env = append(os.Environ(),
+		"BLENDER_USER_SCRIPTS="+filepath.Join(work, "scripts"),
+		"BLENDER_USER_CONFIG="+filepath.Join(work, "config"),
+		"TMPDIR="+filepath.Join(work, "tmp"),
+	)
+	out := run(t, cmd)
+	if !strings.Contains(out, "\nOK") {
+		t.Fatalf("blender tests %s: no OK in the output:\n%s", cases, out)
+	}
+	return out
+}
+
+func TestAddon(t *testing.T) {
+	bin := need(t, "blender", "run ./test.sh to install Blender")
+	py := need(t, "python3", "run ./test.sh to install Blender (it brings python3)")
+	dir := t.TempDir()
+	zip := buildZip(t, py, dir)
+
+	t.Run("runner", func(t *testing.T) {
+		out := run(t, exec.Command(py, "-m", "unittest", "discover", "-s", "tests", "-p", "test_runner.py"))
+		if !strings.Contains(out, "\nOK") {
+			t.Fatalf("runner tests: no OK in the output:\n%s", out)
+		}
+	})
+	t.Run("blender/fake", func(t *testing.T) {
+		blender(t, bin, zip, "fake")
+	})
+	t.Run("blender/real", func(t *testing.T) {
+		drape := filepath.Join(dir, "drape")
+		build := exec.Command("go", "build", "-o", drape, "./cmd/drape")
+		build.Dir = ".."
+		run(t, build)
+		blender(t, bin, zip, "real", "--drape", drape)
+	})
+}
