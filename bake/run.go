@@ -1,0 +1,366 @@
+package bake
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/drape-sim/drape/internal/vec"
+	"github.com/drape-sim/drape/meshio"
+	"github.com/drape-sim/drape/sdf"
+	"github.com/drape-sim/drape/solver"
+)
+
+// Version is drape's version, reported by `drape version` and in reports.
+const Version = "0.1.0"
+
+// Options are the caller's hooks into a bake.
+type Options struct {
+	// Progress, if set, is called after every baked frame.
+	Progress func(Progress)
+	// Warn, if set, receives non-fatal problems (suspicious scale, vertices
+	// starting inside a collider).
+	Warn func(string)
+}
+
+// Progress describes a bake in flight; it is also the JSON object that
+// `--progress json` prints per frame.
+type Progress struct {
+	Frame      int     `json:"frame"`       // frames done
+	Frames     int     `json:"frames"`      // frames in all
+	Elapsed    float64 `json:"elapsed_s"`   // since the simulation started [s]
+	ETA        float64 `json:"eta_s"`       // estimated time left [s]
+	MaxStretch float64 `json:"max_stretch"` // largest edge strain of this frame
+}
+
+// Job is a prepared bake: the mesh read and welded, the model built, the
+// colliders set up. Prepare does everything a bake does before the first
+// step, so `drape validate` can check a scene completely without baking.
+type Job struct {
+	Scene     *Scene
+	Mesh      *meshio.Mesh
+	Welded    *meshio.Welded
+	Model     *solver.Model
+	Params    solver.Params
+	Fabric    Fabric
+	Colliders []sdf.Collider
+	Pins      []pinSel
+	Thickness float64
+	Gravity   vec.Vec3
+	Warnings  []string
+	inputHash string
+	restLen   []float64
+	wind      *windField
+}
+
+// Prepare reads the scene's meshes and builds the simulation model.
+func Prepare(sc *Scene, opt Options) (*Job, error) {
+	warn := func(s string) {
+		if opt.Warn != nil {
+			opt.Warn(s)
+		}
+	}
+	j := &Job{Scene: sc}
+	input := sc.Resolve(sc.Input)
+	ropt := meshio.DefaultReadOptions()
+	ropt.Scale = sc.Scale
+	ropt.MeshName = sc.Mesh
+	if sc.Up == "z" {
+		ropt.Up = meshio.AxisZ
+	}
+	m, err := meshio.Read(input, ropt)
+	if err != nil {
+		return nil, badInput(err, readFix(err))
+	}
+	for _, w := range m.Warnings {
+		warn(w)
+		j.Warnings = append(j.Warnings, w)
+	}
+	wopt := meshio.DefaultWeldOptions()
+	if sc.Weld > 0 {
+		wopt.Tolerance = sc.Weld
+	}
+	w, err := meshio.Weld(m, wopt)
+	if err != nil {
+		return nil, badInput(err, "the cloth needs at least one triangle with non-zero area")
+	}
+	j.Mesh, j.Welded = m, w
+	if j.inputHash, err = hashFile(input); err != nil {
+		return nil, badInput(err, "check the input path")
+	}
+
+	j.Fabric = sc.Fabric.Resolve()
+	p := solver.DefaultParams()
+	p.Solver, err = solver.ParseSolverKind(sc.Solver)
+	if err != nil {
+		return nil, badInput(err, "")
+	}
+	p.Density = j.Fabric.Density
+	p.StretchStiffness = j.Fabric.Stretch
+	p.CompressionStiffness = j.Fabric.Stretch / 10
+	p.ShearStiffness = j.Fabric.Shear
+	p.BendingStiffness = j.Fabric.Bend
+	p.Damping = j.Fabric.Damping
+	p.AirDrag = j.Fabric.Drag
+	if sc.Substeps > 0 {
+		p.Substeps = sc.Substeps
+	}
+	if sc.Iterations > 0 {
+		p.Iterations = sc.Iterations
+	}
+	p.Threads = sc.Threads
+	p.Tethers = sc.Tethers
+	p.RetryDivergence = sc.Retry
+	j.Gravity = p.Gravity
+	if sc.Gravity != nil {
+		j.Gravity = vec.V(sc.Gravity[0], sc.Gravity[1], sc.Gravity[2])
+		p.Gravity = j.Gravity
+	}
+	j.Thickness = sc.Thickness
+	if j.Thickness == 0 {
+		j.Thickness = defaultThickness(w)
+	}
+	friction := j.Fabric.Friction
+	if sc.Friction != nil {
+		friction = *sc.Friction
+	}
+	applyCollisionParams(&p, j.Thickness, friction, sc.SelfCollision)
+	if err := p.Validate(); err != nil {
+		return nil, badInput(fmt.Errorf("settings: %w", err), "see docs/scene.md for the allowed ranges")
+	}
+	j.Params = p
+
+	if j.Pins, err = selectPins(sc, m, w); err != nil {
+		return nil, err
+	}
+	pins := make([]solver.Pin, len(j.Pins))
+	for i, ps := range j.Pins {
+		pins[i] = solver.Pin{Vertex: ps.vertex, Stiffness: ps.strength}
+		if keys := sc.Pins[ps.entry].Keys; len(keys) > 0 {
+			a := &sdf.Animated{Shape: sdf.Sphere{Radius: 1}, Keys: toKeys(keys)}
+			pins[i].Motion = motion{a}
+		}
+	}
+	if j.Colliders, err = buildColliders(sc, friction); err != nil {
+		return nil, err
+	}
+	if len(j.Colliders) > 0 || sc.SelfCollision {
+		return nil, badInputf("colliders and self-collision are not wired to the solver yet")
+	}
+	if sc.Wind != nil {
+		j.wind = newWindField(sc.Wind, sc.Seed)
+	}
+	model, err := solver.NewModel(w.Positions, w.Triangles, pins, p)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("%s: %w", input, err), "")
+	}
+	j.Model = model
+	j.restLen = edgeLengths(model.Topo, w.Positions)
+	if msg := preflight(j); msg != "" {
+		warn(msg)
+		j.Warnings = append(j.Warnings, msg)
+	}
+	return j, nil
+}
+
+// motion adapts sdf's keyframed transform to the solver's pin motion.
+type motion struct{ a *sdf.Animated }
+
+func (m motion) At(t float64) vec.Mat4 { return m.a.Transform(t) }
+
+func readFix(err error) string {
+	switch {
+	case errors.Is(err, meshio.ErrUnsupported):
+		return "re-export the file without compression or the named extension (e.g. Blender: glTF export with Draco off)"
+	case errors.Is(err, os.ErrNotExist):
+		return "check the path; paths in a scene file are relative to the scene file"
+	}
+	return ""
+}
+
+func hashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// defaultThickness is a few millimetres, scaled down for fine meshes: a
+// fifth of the mean edge length, kept within 1..5 mm.
+func defaultThickness(w *meshio.Welded) float64 {
+	sum, n := 0.0, 0
+	for _, t := range w.Triangles {
+		for k := 0; k < 3; k++ {
+			sum += w.Positions[t[k]].Sub(w.Positions[t[(k+1)%3]]).Len()
+			n++
+		}
+	}
+	if n == 0 {
+		return 0.003
+	}
+	return math.Min(0.005, math.Max(0.001, 0.2*sum/float64(n)))
+}
+
+func edgeLengths(t *solver.Topology, pos []vec.Vec3) []float64 {
+	out := make([]float64, len(t.Edges))
+	for i, e := range t.Edges {
+		out[i] = pos[e.V[0]].Sub(pos[e.V[1]]).Len()
+	}
+	return out
+}
+
+// maxStretch returns the largest relative elongation of any edge.
+func (j *Job) maxStretch(pos []vec.Vec3) float64 {
+	worst := 0.0
+	for i, e := range j.Model.Topo.Edges {
+		if j.restLen[i] <= 0 {
+			continue
+		}
+		s := pos[e.V[0]].Sub(pos[e.V[1]]).Len()/j.restLen[i] - 1
+		if s > worst {
+			worst = s
+		}
+	}
+	return worst
+}
+
+// Run bakes a scene: prepare, simulate every frame, write every output
+// atomically, and report. A cancelled context stops within one frame and
+// leaves no output; existing outputs stay as they were.
+func Run(ctx context.Context, sc *Scene, opt Options) (*Report, error) {
+	t0 := time.Now()
+	j, err := Prepare(sc, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rec, err := j.Simulate(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+	simTime := time.Since(t0)
+	tw := time.Now()
+	outs, err := j.Write(ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	rep := j.report(rec, outs)
+	rep.PrepareSeconds = rec.started.Sub(t0).Seconds()
+	rep.SimSeconds = simTime.Seconds() - rep.PrepareSeconds
+	rep.WriteSeconds = time.Since(tw).Seconds()
+	rep.SecondsPerFrame = rep.SimSeconds / float64(max(1, sc.Frames-1))
+	return rep, nil
+}
+
+// Recording holds the baked simulation positions of every stored frame.
+type Recording struct {
+	Frames     []int        // baked frame number of each stored frame
+	Pos        [][]vec.Vec3 // simulation positions per stored frame
+	MaxStretch float64      // over all frames
+	MaxPen     float64      // deepest collider penetration over all frames [m]
+	started    time.Time
+}
+
+// Simulate steps the scene's frames. Frame 0 is the rest pose; frame k is
+// k/fps seconds later.
+func (j *Job) Simulate(ctx context.Context, opt Options) (*Recording, error) {
+	sc := j.Scene
+	integ, err := solver.NewIntegrator(j.Model)
+	if err != nil {
+		return nil, err
+	}
+	st := solver.NewState(j.Model)
+	dt := 1 / sc.FPS
+	rec := &Recording{started: time.Now()}
+	keep := func(k int, pos []vec.Vec3) {
+		s := j.maxStretch(pos)
+		rec.MaxStretch = math.Max(rec.MaxStretch, s)
+		rec.MaxPen = math.Max(rec.MaxPen, j.penetration(pos, float64(k)*dt))
+		if k%sc.FrameStep == 0 || k == sc.Frames-1 {
+			rec.Frames = append(rec.Frames, k)
+			rec.Pos = append(rec.Pos, append([]vec.Vec3(nil), pos...))
+		}
+		if opt.Progress != nil {
+			el := time.Since(rec.started).Seconds()
+			eta := 0.0
+			if k > 0 {
+				eta = el / float64(k) * float64(sc.Frames-1-k)
+			}
+			opt.Progress(Progress{Frame: k + 1, Frames: sc.Frames, Elapsed: el, ETA: eta, MaxStretch: s})
+		}
+	}
+	keep(0, st.Pos)
+	f := &solver.Frame{Gravity: j.Gravity}
+	for k := 1; k < sc.Frames; k++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		f.Index, f.Time, f.Dt = k, float64(k-1)*dt, dt
+		if j.wind != nil {
+			f.Wind = j.wind.at(f.Time)
+		}
+		if err := integ.Step(st, f); err != nil {
+			if errors.Is(err, solver.ErrDiverged) {
+				return nil, &Error{Code: ExitDiverged, Err: fmt.Errorf("%s: %w", sc.Input, err),
+					Fix: "raise --substeps, use --retry 3, or soften the fabric (lower stretch/bend); check colliders that start inside the cloth"}
+			}
+			return nil, err
+		}
+		keep(k, st.Pos)
+	}
+	return rec, nil
+}
+
+// penetration is the deepest any vertex lies inside any collider at time t
+// [m], measured from the collider surface (not from the thickness shell).
+func (j *Job) penetration(pos []vec.Vec3, t float64) float64 {
+	worst := 0.0
+	var pose sdf.Pose
+	for ci := range j.Colliders {
+		c := &j.Colliders[ci]
+		if err := c.PoseAt(t, &pose); err != nil {
+			continue
+		}
+		for _, p := range pos {
+			d, _, ok := pose.DistGradWithin(p, 0)
+			if ok && -d > worst {
+				worst = -d
+			}
+		}
+	}
+	return worst
+}
+
+// outputPaths returns the scene's outputs resolved, or the default
+// <input>_baked.glb beside the input.
+func (j *Job) outputPaths() []string {
+	sc := j.Scene
+	if len(sc.Output) == 0 {
+		in := sc.Resolve(sc.Input)
+		return []string{strings.TrimSuffix(in, filepath.Ext(in)) + "_baked.glb"}
+	}
+	out := make([]string, len(sc.Output))
+	for i, o := range sc.Output {
+		out[i] = sc.Resolve(o)
+		if strings.HasSuffix(o, "/") {
+			out[i] += "/"
+		}
+	}
+	return out
+}

@@ -1,0 +1,690 @@
+package bake
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Scene is every setting of one bake, as docs/scene.md documents it. Start
+// from DefaultScene, decode a scene file over it with LoadScene, then let
+// flags override single fields: flag > scene file > default.
+type Scene struct {
+	Input         string         `json:"input"`
+	Mesh          string         `json:"mesh,omitempty"`
+	Up            string         `json:"up,omitempty"`
+	Scale         float64        `json:"scale,omitempty"`
+	Output        Outputs        `json:"output,omitempty"`
+	Frames        int            `json:"frames,omitempty"`
+	FPS           float64        `json:"fps,omitempty"`
+	FrameStep     int            `json:"frame_step,omitempty"`
+	Quantize      bool           `json:"quantize,omitempty"`
+	Normals       *bool          `json:"normals,omitempty"`
+	Solver        string         `json:"solver,omitempty"`
+	Substeps      int            `json:"substeps,omitempty"`
+	Iterations    int            `json:"iterations,omitempty"`
+	Threads       int            `json:"threads,omitempty"`
+	Gravity       *[3]float64    `json:"gravity,omitempty"`
+	Fabric        FabricSpec     `json:"fabric,omitempty"`
+	Thickness     float64        `json:"thickness,omitempty"`
+	Friction      *float64       `json:"friction,omitempty"`
+	SelfCollision bool           `json:"self_collision,omitempty"`
+	Tethers       bool           `json:"tethers,omitempty"`
+	Retry         int            `json:"retry,omitempty"`
+	Pins          []PinSpec      `json:"pins,omitempty"`
+	Colliders     []ColliderSpec `json:"colliders,omitempty"`
+	Wind          *WindSpec      `json:"wind,omitempty"`
+	Seed          int64          `json:"seed,omitempty"`
+	Weld          float64        `json:"weld,omitempty"`
+	file          string         // the scene file, "" for a flags-only bake
+	dir           string         // paths in the scene are relative to this folder
+}
+
+// Outputs is one output path or several; in JSON a string or an array.
+type Outputs []string
+
+// UnmarshalJSON accepts "out.glb" as well as ["out.glb", "out.pc2"].
+func (o *Outputs) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*o = Outputs{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return errors.New("must be a path or a list of paths")
+	}
+	*o = many
+	return nil
+}
+
+// FabricSpec picks a fabric preset and overrides single fields of it.
+type FabricSpec struct {
+	Preset   string   `json:"preset,omitempty"`
+	Density  *float64 `json:"density,omitempty"`
+	Stretch  *float64 `json:"stretch,omitempty"`
+	Shear    *float64 `json:"shear,omitempty"`
+	Bend     *float64 `json:"bend,omitempty"`
+	Damping  *float64 `json:"damping,omitempty"`
+	Drag     *float64 `json:"drag,omitempty"`
+	Friction *float64 `json:"friction,omitempty"`
+}
+
+// PinSpec selects vertices to hold; see docs/scene.md.
+type PinSpec struct {
+	Top       bool      `json:"top,omitempty"`
+	Indices   []int     `json:"indices,omitempty"`
+	Weights   []float64 `json:"weights,omitempty"`
+	Box       []float64 `json:"box,omitempty"`
+	Attribute string    `json:"attribute,omitempty"`
+	Stiffness *float64  `json:"stiffness,omitempty"`
+	Keys      []KeySpec `json:"keys,omitempty"`
+}
+
+// KeySpec is one keyframe of a rigid motion (plus scale) at Time [s].
+type KeySpec struct {
+	Time        float64     `json:"time"`
+	Translation *[3]float64 `json:"translation,omitempty"`
+	Rotation    *[4]float64 `json:"rotation,omitempty"`
+	Scale       *[3]float64 `json:"scale,omitempty"`
+}
+
+// ColliderSpec describes one collider; which shape keys apply depends on
+// Type.
+type ColliderSpec struct {
+	Type      string      `json:"type"`
+	Center    *[3]float64 `json:"center,omitempty"`
+	Radius    float64     `json:"radius,omitempty"`
+	A         *[3]float64 `json:"a,omitempty"`
+	B         *[3]float64 `json:"b,omitempty"`
+	RA        float64     `json:"ra,omitempty"`
+	RB        float64     `json:"rb,omitempty"`
+	Normal    *[3]float64 `json:"normal,omitempty"`
+	Offset    float64     `json:"offset,omitempty"`
+	Half      *[3]float64 `json:"half,omitempty"`
+	Rounding  float64     `json:"rounding,omitempty"`
+	Path      string      `json:"path,omitempty"`
+	Up        string      `json:"up,omitempty"`
+	Scale     float64     `json:"scale,omitempty"`
+	Friction  *float64    `json:"friction,omitempty"`
+	Thickness float64     `json:"thickness,omitempty"`
+	Keys      []KeySpec   `json:"keys,omitempty"`
+	Name      string      `json:"name,omitempty"`
+}
+
+// WindSpec is a wind field over time.
+type WindSpec struct {
+	Direction  [3]float64    `json:"direction"`
+	Speed      float64       `json:"speed"`
+	Gust       float64       `json:"gust,omitempty"`
+	GustPeriod float64       `json:"gust_period,omitempty"`
+	Turbulence float64       `json:"turbulence,omitempty"`
+	Drag       float64       `json:"drag,omitempty"`
+	Keys       []WindKeySpec `json:"keys,omitempty"`
+}
+
+// WindKeySpec sets the wind speed [m/s] at Time [s]; speeds between keys
+// are interpolated linearly.
+type WindKeySpec struct {
+	Time  float64 `json:"time"`
+	Speed float64 `json:"speed"`
+}
+
+// DefaultScene returns the settings of a bake given no scene file and no
+// flags beyond the input.
+func DefaultScene() *Scene {
+	return &Scene{
+		Up:        "y",
+		Scale:     1,
+		Frames:    120,
+		FPS:       24,
+		FrameStep: 1,
+		Solver:    "xpbd",
+		Seed:      1,
+		dir:       ".",
+	}
+}
+
+// File returns the scene file the settings came from, or "".
+func (s *Scene) File() string { return s.file }
+
+// Resolve returns path relative to the scene file's folder (absolute paths
+// and paths of flags-only bakes are returned as given).
+func (s *Scene) Resolve(path string) string {
+	if path == "" || filepath.IsAbs(path) || s.dir == "" {
+		return path
+	}
+	return filepath.Join(s.dir, path)
+}
+
+// LoadScene reads a scene file over the defaults. Unknown keys, wrong types
+// and impossible values are errors naming the file and the key path.
+func LoadScene(path string) (*Scene, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("read scene %s: %w", path, err), "check the path")
+	}
+	s, err := ParseScene(data, path)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// ParseScene decodes scene JSON as LoadScene does; name is used in errors
+// and its folder anchors relative paths.
+func ParseScene(data []byte, name string) (*Scene, error) {
+	s := DefaultScene()
+	s.file = name
+	s.dir = filepath.Dir(name)
+	var raw any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return nil, sceneSyntaxError(name, data, err)
+	}
+	if dec.More() {
+		return nil, badInputf("scene %s: extra data after the JSON object", name)
+	}
+	if _, ok := raw.(map[string]any); !ok {
+		return nil, badInputf("scene %s: must be a JSON object ({...})", name)
+	}
+	if err := checkKeys(raw, reflect.TypeOf(Scene{}), ""); err != nil {
+		return nil, badInput(fmt.Errorf("scene %s: %w", name, err), "see docs/scene.md for the keys a scene may have")
+	}
+	dec = json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(s); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, badInputf("scene %s: %s: got %s, want %s", name, te.Field, te.Value, jsonTypeName(te.Type))
+		}
+		return nil, badInputf("scene %s: %v", name, err)
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// sceneSyntaxError names the line and column of a JSON syntax error.
+func sceneSyntaxError(name string, data []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line, col := lineCol(data, se.Offset)
+		return badInputf("scene %s: line %d column %d: invalid JSON: %v", name, line, col, se)
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return badInputf("scene %s: empty or truncated JSON", name)
+	}
+	return badInputf("scene %s: invalid JSON: %v", name, err)
+}
+
+func lineCol(data []byte, off int64) (int, int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	line, col := 1, 1
+	for _, c := range data[:off] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+// checkKeys walks decoded JSON against the Go type it will decode into and
+// reports the first unknown key with its full path ("colliders[1].raduis"),
+// in sorted key order so the message is stable.
+func checkKeys(v any, t reflect.Type, path string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if t.Kind() == reflect.Map {
+			return nil
+		}
+		if t.Kind() != reflect.Struct {
+			return nil // a type mismatch; the decoder names it
+		}
+		fields := map[string]reflect.Type{}
+		var names []string
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			tag := strings.Split(f.Tag.Get("json"), ",")[0]
+			if tag == "" || tag == "-" || !f.IsExported() {
+				continue
+			}
+			fields[tag] = f.Type
+			names = append(names, tag)
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			ft, ok := fields[k]
+			if !ok {
+				sort.Strings(names)
+				return fmt.Errorf("unknown key %q%s (allowed here: %s)", p, suggest(k, names), strings.Join(names, ", "))
+			}
+			if err := checkKeys(x[k], ft, p); err != nil {
+				return err
+			}
+		}
+	case []any:
+		if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
+			return nil
+		}
+		if t.Kind() == reflect.Array && len(x) != t.Len() {
+			return fmt.Errorf("%s: got a list of %d, want %s", path, len(x), jsonTypeName(t))
+		}
+		for i, e := range x {
+			if err := checkKeys(e, t.Elem(), path+"["+strconv.Itoa(i)+"]"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// suggest returns ` (did you mean "x"?)` for a near miss of an allowed key.
+func suggest(k string, names []string) string {
+	best, bd := "", 3
+	for _, n := range names {
+		if d := editDistance(k, n); d < bd {
+			best, bd = n, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func jsonTypeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "a whole number"
+	case reflect.Float64, reflect.Float32:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		if t.Kind() == reflect.Array {
+			return fmt.Sprintf("a list of %d %ss", t.Len(), strings.TrimPrefix(jsonTypeName(t.Elem()), "a "))
+		}
+		return "a list"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	}
+	return t.String()
+}
+
+// rangeError names a key, its value and the allowed range.
+func (s *Scene) rangeError(key string, value any, allowed string) error {
+	where := "settings"
+	if s.file != "" {
+		where = "scene " + s.file
+	}
+	return badInputf("%s: %s = %v: %s", where, key, value, allowed)
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+func finite3(a [3]float64) bool { return finite(a[0]) && finite(a[1]) && finite(a[2]) }
+
+// Validate checks every value against its allowed range and names the first
+// that is off.
+func (s *Scene) Validate() error {
+	if s.Input == "" {
+		return s.rangeError("input", `""`, "required: the cloth mesh (.glb, .gltf, .obj or .stl)")
+	}
+	if s.Up != "y" && s.Up != "z" {
+		return s.rangeError("up", strconv.Quote(s.Up), `must be "y" or "z"`)
+	}
+	if !(s.Scale > 0) || !finite(s.Scale) {
+		return s.rangeError("scale", s.Scale, "must be a number > 0 (0.01 for centimetres, 0.1 for decimetres)")
+	}
+	if s.Frames < 1 || s.Frames > 100000 {
+		return s.rangeError("frames", s.Frames, "must be in 1..100000")
+	}
+	if !(s.FPS > 0) || s.FPS > 1000 {
+		return s.rangeError("fps", s.FPS, "must be in (0, 1000]")
+	}
+	if s.FrameStep < 1 || s.FrameStep > s.Frames {
+		return s.rangeError("frame_step", s.FrameStep, fmt.Sprintf("must be in 1..%d (frames)", s.Frames))
+	}
+	switch s.Solver {
+	case "xpbd", "verlet", "euler", "implicit":
+	default:
+		return s.rangeError("solver", strconv.Quote(s.Solver), `must be "xpbd", "verlet", "euler" or "implicit"`)
+	}
+	if s.Substeps < 0 || s.Substeps > 1000 {
+		return s.rangeError("substeps", s.Substeps, "must be in 1..1000 (0 = the solver's default)")
+	}
+	if s.Iterations < 0 || s.Iterations > 100 {
+		return s.rangeError("iterations", s.Iterations, "must be in 1..100")
+	}
+	if s.Threads < 0 || s.Threads > 1024 {
+		return s.rangeError("threads", s.Threads, "must be in 0..1024 (0 = all cores)")
+	}
+	if s.Retry < 0 || s.Retry > 6 {
+		return s.rangeError("retry", s.Retry, "must be in 0..6 (doublings of substeps on divergence)")
+	}
+	if s.Gravity != nil && (!finite3(*s.Gravity) || (vecLen(*s.Gravity) > 1000)) {
+		return s.rangeError("gravity", *s.Gravity, "must be finite with magnitude <= 1000 m/s²")
+	}
+	if s.Thickness < 0 || !finite(s.Thickness) || s.Thickness > 1 {
+		return s.rangeError("thickness", s.Thickness, "must be in (0, 1] m (0 = scaled to the mesh)")
+	}
+	if s.Friction != nil && (!(*s.Friction >= 0) || *s.Friction > 10) {
+		return s.rangeError("friction", *s.Friction, "must be in 0..10")
+	}
+	if s.Weld < 0 || s.Weld > 0.01 || !finite(s.Weld) {
+		return s.rangeError("weld", s.Weld, "must be in [0, 0.01] (relative to the mesh's size; 0 = default 1e-6)")
+	}
+	for i, o := range s.Output {
+		if _, err := OutputKind(o); err != nil {
+			return s.rangeError(fmt.Sprintf("output[%d]", i), strconv.Quote(o), err.Error())
+		}
+	}
+	if err := s.Fabric.validate(s, "fabric"); err != nil {
+		return err
+	}
+	for i, p := range s.Pins {
+		if err := p.validate(s, fmt.Sprintf("pins[%d]", i)); err != nil {
+			return err
+		}
+	}
+	for i, c := range s.Colliders {
+		if err := c.validate(s, fmt.Sprintf("colliders[%d]", i)); err != nil {
+			return err
+		}
+	}
+	if s.Wind != nil {
+		if err := s.Wind.validate(s, "wind"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func vecLen(a [3]float64) float64 { return math.Sqrt(a[0]*a[0] + a[1]*a[1] + a[2]*a[2]) }
+
+func (f *FabricSpec) validate(s *Scene, key string) error {
+	if f.Preset != "" {
+		if _, ok := LookupPreset(f.Preset); !ok {
+			return s.rangeError(key+".preset", strconv.Quote(f.Preset), "must be one of "+strings.Join(PresetNames(), ", "))
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		v      *float64
+		lo, hi float64
+		unit   string
+	}{
+		{"density", f.Density, 1e-4, 100, "kg/m²"},
+		{"stretch", f.Stretch, 1e-3, 1e9, "N/m"},
+		{"shear", f.Shear, 0, 1e9, "N/m"},
+		{"bend", f.Bend, 0, 10, "N·m"},
+		{"damping", f.Damping, 0, 1000, "1/s"},
+		{"drag", f.Drag, 0, 100, ""},
+		{"friction", f.Friction, 0, 10, ""},
+	} {
+		if c.v != nil && (!finite(*c.v) || *c.v < c.lo || *c.v > c.hi) {
+			return s.rangeError(key+"."+c.name, *c.v, fmt.Sprintf("must be in [%g, %g] %s", c.lo, c.hi, c.unit))
+		}
+	}
+	return nil
+}
+
+func (p *PinSpec) validate(s *Scene, key string) error {
+	n := 0
+	if p.Top {
+		n++
+	}
+	if len(p.Indices) > 0 {
+		n++
+	}
+	if p.Box != nil {
+		n++
+	}
+	if p.Attribute != "" {
+		n++
+	}
+	if n != 1 {
+		return s.rangeError(key, n, "a pin needs exactly one of top, indices, box, attribute")
+	}
+	for i, ix := range p.Indices {
+		if ix < 0 {
+			return s.rangeError(fmt.Sprintf("%s.indices[%d]", key, i), ix, "must be >= 0")
+		}
+	}
+	if p.Weights != nil && len(p.Weights) != len(p.Indices) {
+		return s.rangeError(key+".weights", fmt.Sprintf("%d entries", len(p.Weights)), fmt.Sprintf("must have one weight per index (%d)", len(p.Indices)))
+	}
+	for i, w := range p.Weights {
+		if !(w >= 0 && w <= 1) {
+			return s.rangeError(fmt.Sprintf("%s.weights[%d]", key, i), w, "must be in [0, 1]")
+		}
+	}
+	if p.Box != nil {
+		if len(p.Box) != 6 {
+			return s.rangeError(key+".box", p.Box, "must be [x0,y0,z0,x1,y1,z1]")
+		}
+		for i := 0; i < 3; i++ {
+			if !finite(p.Box[i]) || !finite(p.Box[i+3]) || p.Box[i] > p.Box[i+3] {
+				return s.rangeError(key+".box", p.Box, "must be finite with x0<=x1, y0<=y1, z0<=z1")
+			}
+		}
+	}
+	if p.Stiffness != nil && !(*p.Stiffness > 0 && *p.Stiffness <= 1) {
+		return s.rangeError(key+".stiffness", *p.Stiffness, "must be in (0, 1]")
+	}
+	return validateKeys(s, key+".keys", p.Keys)
+}
+
+func validateKeys(s *Scene, key string, keys []KeySpec) error {
+	for i, k := range keys {
+		kk := fmt.Sprintf("%s[%d]", key, i)
+		if !finite(k.Time) || k.Time < 0 {
+			return s.rangeError(kk+".time", k.Time, "must be a time >= 0 [s]")
+		}
+		if i > 0 && k.Time <= keys[i-1].Time {
+			return s.rangeError(kk+".time", k.Time, fmt.Sprintf("must be after the previous key's time %g", keys[i-1].Time))
+		}
+		if k.Translation != nil && !finite3(*k.Translation) {
+			return s.rangeError(kk+".translation", *k.Translation, "must be finite")
+		}
+		if k.Rotation != nil {
+			r := *k.Rotation
+			l := math.Sqrt(r[0]*r[0] + r[1]*r[1] + r[2]*r[2] + r[3]*r[3])
+			if !(l > 1e-6) || !finite(l) {
+				return s.rangeError(kk+".rotation", r, "must be a non-zero quaternion [x,y,z,w]")
+			}
+		}
+		if k.Scale != nil {
+			sc := *k.Scale
+			if !(sc[0] > 0 && sc[1] > 0 && sc[2] > 0) || !finite3(sc) {
+				return s.rangeError(kk+".scale", sc, "must be positive and finite")
+			}
+		}
+	}
+	return nil
+}
+
+func (c *ColliderSpec) validate(s *Scene, key string) error {
+	need3 := func(name string, v *[3]float64) error {
+		if v == nil {
+			return s.rangeError(key+"."+name, "missing", fmt.Sprintf("a %s collider needs %s [x,y,z]", c.Type, name))
+		}
+		if !finite3(*v) {
+			return s.rangeError(key+"."+name, *v, "must be finite")
+		}
+		return nil
+	}
+	pos := func(name string, v float64) error {
+		if !(v > 0) || !finite(v) {
+			return s.rangeError(key+"."+name, v, "must be a length > 0 [m]")
+		}
+		return nil
+	}
+	var err error
+	switch c.Type {
+	case "sphere":
+		err = errors.Join(need3("center", c.Center), pos("radius", c.Radius))
+	case "capsule":
+		err = errors.Join(need3("a", c.A), need3("b", c.B), pos("radius", c.Radius))
+	case "cone":
+		err = errors.Join(need3("a", c.A), need3("b", c.B))
+		if err == nil && (!(c.RA >= 0) || !(c.RB >= 0) || c.RA+c.RB == 0) {
+			err = s.rangeError(key+".ra", c.RA, "ra and rb must be >= 0 and not both 0")
+		}
+	case "plane":
+		err = need3("normal", c.Normal)
+		if err == nil && vecLen(*c.Normal) < 1e-9 {
+			err = s.rangeError(key+".normal", *c.Normal, "must be non-zero")
+		}
+		if err == nil && !finite(c.Offset) {
+			err = s.rangeError(key+".offset", c.Offset, "must be finite")
+		}
+	case "box":
+		err = errors.Join(need3("center", c.Center), need3("half", c.Half))
+		if err == nil && !(c.Half[0] > 0 && c.Half[1] > 0 && c.Half[2] > 0) {
+			err = s.rangeError(key+".half", *c.Half, "half extents must be > 0")
+		}
+		if err == nil && (c.Rounding < 0 || !finite(c.Rounding)) {
+			err = s.rangeError(key+".rounding", c.Rounding, "must be >= 0")
+		}
+	case "mesh":
+		if c.Path == "" {
+			err = s.rangeError(key+".path", `""`, "a mesh collider needs path (a closed mesh file)")
+		}
+		if err == nil && c.Up != "" && c.Up != "y" && c.Up != "z" {
+			err = s.rangeError(key+".up", strconv.Quote(c.Up), `must be "y" or "z"`)
+		}
+		if err == nil && (c.Scale < 0 || !finite(c.Scale)) {
+			err = s.rangeError(key+".scale", c.Scale, "must be > 0 (0 = the scene's scale)")
+		}
+	case "":
+		err = s.rangeError(key+".type", `""`, "required: sphere, capsule, cone, plane, box or mesh")
+	default:
+		err = s.rangeError(key+".type", strconv.Quote(c.Type), "must be sphere, capsule, cone, plane, box or mesh")
+	}
+	if err != nil {
+		return firstErr(err)
+	}
+	if c.Friction != nil && (!(*c.Friction >= 0) || *c.Friction > 10) {
+		return s.rangeError(key+".friction", *c.Friction, "must be in 0..10")
+	}
+	if c.Thickness < 0 || !finite(c.Thickness) || c.Thickness > 1 {
+		return s.rangeError(key+".thickness", c.Thickness, "must be in [0, 1] m (0 = the scene's)")
+	}
+	return validateKeys(s, key+".keys", c.Keys)
+}
+
+// firstErr unpacks errors.Join to its first error so messages stay short.
+func firstErr(err error) error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		if es := j.Unwrap(); len(es) > 0 {
+			return es[0]
+		}
+	}
+	return err
+}
+
+func (w *WindSpec) validate(s *Scene, key string) error {
+	if !finite3(w.Direction) || vecLen(w.Direction) < 1e-9 {
+		return s.rangeError(key+".direction", w.Direction, "must be a non-zero direction [x,y,z]")
+	}
+	if !(w.Speed >= 0) || w.Speed > 200 {
+		return s.rangeError(key+".speed", w.Speed, "must be in 0..200 m/s")
+	}
+	if !(w.Gust >= 0) || w.Gust > 10 {
+		return s.rangeError(key+".gust", w.Gust, "must be in 0..10 (relative variation)")
+	}
+	if w.GustPeriod < 0 || !finite(w.GustPeriod) {
+		return s.rangeError(key+".gust_period", w.GustPeriod, "must be >= 0 s")
+	}
+	if !(w.Turbulence >= 0) || w.Turbulence > 10 {
+		return s.rangeError(key+".turbulence", w.Turbulence, "must be in 0..10")
+	}
+	if w.Drag < 0 || !finite(w.Drag) || w.Drag > 100 {
+		return s.rangeError(key+".drag", w.Drag, "must be in 0..100")
+	}
+	for i, k := range w.Keys {
+		kk := fmt.Sprintf("%s.keys[%d]", key, i)
+		if !finite(k.Time) || k.Time < 0 || (i > 0 && k.Time <= w.Keys[i-1].Time) {
+			return s.rangeError(kk+".time", k.Time, "must be >= 0 and after the previous key")
+		}
+		if !(k.Speed >= 0) || k.Speed > 200 {
+			return s.rangeError(kk+".speed", k.Speed, "must be in 0..200 m/s")
+		}
+	}
+	return nil
+}
+
+// OutputKind classifies an output path by its ending: "glb", "gltf", "pc2",
+// "mdd", or "objseq" for a folder (a path ending in a separator or with no
+// extension).
+func OutputKind(path string) (string, error) {
+	if path == "" {
+		return "", errors.New("empty path")
+	}
+	if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) {
+		return "objseq", nil
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".glb":
+		return "glb", nil
+	case ".gltf":
+		return "gltf", nil
+	case ".pc2":
+		return "pc2", nil
+	case ".mdd":
+		return "mdd", nil
+	case "":
+		return "objseq", nil
+	}
+	return "", fmt.Errorf("unknown output type %q: use .glb, .gltf, .pc2, .mdd or a folder/ for an OBJ sequence", filepath.Ext(path))
+}

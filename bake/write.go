@@ -1,0 +1,202 @@
+package bake
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/drape-sim/drape/internal/vec"
+	"github.com/drape-sim/drape/meshio"
+)
+
+// OutputInfo describes one written output.
+type OutputInfo struct {
+	Path  string `json:"path"`
+	Kind  string `json:"kind"`
+	Bytes int64  `json:"bytes"`
+}
+
+// toFile maps a position in drape's space (Y-up metres) back to the input
+// file's own units and axes, for outputs that overlay the input (point
+// caches, OBJ sequences): undo the scale and, for a Z-up input, the axis
+// change.
+func (j *Job) toFile(p vec.Vec3) vec.Vec3 {
+	p = p.Scale(1 / j.Scene.Scale)
+	if j.Scene.Up == "z" {
+		return vec.V(p.X, -p.Z, p.Y)
+	}
+	return p
+}
+
+// renderFrames scatters every stored frame onto the render vertices.
+func (j *Job) renderFrames(rec *Recording) [][]vec.Vec3 {
+	out := make([][]vec.Vec3, len(rec.Pos))
+	for k, sim := range rec.Pos {
+		out[k] = make([]vec.Vec3, len(j.Welded.RenderToSim))
+		j.Welded.Scatter(out[k], sim)
+	}
+	return out
+}
+
+// Write writes every output of the scene. All outputs are staged beside
+// their targets first and renamed into place only when all succeeded and
+// the bake was not cancelled, so a failure leaves every target untouched.
+func (j *Job) Write(ctx context.Context, rec *Recording) ([]OutputInfo, error) {
+	paths := j.outputPaths()
+	render := j.renderFrames(rec)
+	var st []*staged
+	var infos []OutputInfo
+	fail := func(err error) ([]OutputInfo, error) {
+		commitAll(st, context.Canceled)
+		return nil, err
+	}
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return fail(err)
+		}
+		kind, err := OutputKind(p)
+		if err != nil {
+			return fail(badInput(fmt.Errorf("output %s: %w", p, err), ""))
+		}
+		var s *staged
+		switch kind {
+		case "glb", "gltf":
+			s, err = stageFile(p, func(w io.Writer) error { return j.writeGLTF(w, rec, render, kind == "glb") })
+		case "pc2", "mdd":
+			frames := j.sourceFrames(render)
+			s, err = stageFile(p, func(w io.Writer) error {
+				if kind == "pc2" {
+					return meshio.WritePC2(w, frames, float64(rec.Frames[0]), float64(j.Scene.FrameStep))
+				}
+				return meshio.WriteMDD(w, frames, j.times(rec))
+			})
+		case "objseq":
+			s, err = stageDir(p, func(dir string) error { return j.writeOBJSeq(dir, rec, render) })
+		}
+		if err != nil {
+			return fail(err)
+		}
+		st = append(st, s)
+		infos = append(infos, OutputInfo{Path: strings.TrimSuffix(p, "/"), Kind: kind})
+	}
+	if err := commitAll(st, ctx.Err()); err != nil {
+		return nil, err
+	}
+	for i := range infos {
+		infos[i].Bytes = pathSize(infos[i].Path)
+	}
+	return infos, nil
+}
+
+func pathSize(p string) int64 {
+	var n int64
+	filepath.Walk(p, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			n += fi.Size()
+		}
+		return nil
+	})
+	return n
+}
+
+// times returns the time [s] of every stored frame.
+func (j *Job) times(rec *Recording) []float64 {
+	t := make([]float64, len(rec.Frames))
+	for i, f := range rec.Frames {
+		t[i] = float64(f) / j.Scene.FPS
+	}
+	return t
+}
+
+// sourceFrames returns each frame in the input's own vertex order and
+// units, in Blender's Z-up axes (x, -z, y), as point caches want them.
+func (j *Job) sourceFrames(render [][]vec.Vec3) [][]vec.Vec3 {
+	out := make([][]vec.Vec3, len(render))
+	for k, r := range render {
+		src := make([]vec.Vec3, max(j.Mesh.SourceVertices, 1))
+		meshio.SourceOrder(j.Mesh, r, src)
+		for i, p := range src {
+			src[i] = meshio.ToBlenderAxes(j.toFileYUp(p))
+		}
+		out[k] = src
+	}
+	return out
+}
+
+// toFileYUp undoes the unit scale only: the result is the input's units in
+// drape's Y-up axes, the frame ToBlenderAxes expects.
+func (j *Job) toFileYUp(p vec.Vec3) vec.Vec3 { return p.Scale(1 / j.Scene.Scale) }
+
+func (j *Job) normalsOn() bool { return j.Scene.Normals == nil || *j.Scene.Normals }
+
+func (j *Job) writeGLTF(w io.Writer, rec *Recording, render [][]vec.Vec3, binary bool) error {
+	m := j.Mesh
+	a := &meshio.Animation{FPS: j.Scene.FPS, Times: j.times(rec), Frames: render}
+	if m.Format == meshio.FormatGLTF || m.Format == meshio.FormatGLB {
+		// glTF inputs are rewritten in their own units: the writer maps
+		// world positions back through the node transforms.
+		if s := j.Scene.Scale; s != 1 {
+			m = scaledMesh(m, 1/s)
+			for k := range a.Frames {
+				f := make([]vec.Vec3, len(a.Frames[k]))
+				for i, p := range a.Frames[k] {
+					f[i] = p.Scale(1 / s)
+				}
+				a.Frames[k] = f
+			}
+		}
+	}
+	if j.normalsOn() {
+		a.Normals = make([][]vec.Vec3, len(rec.Pos))
+		for k, sim := range rec.Pos {
+			a.Normals[k] = make([]vec.Vec3, len(j.Welded.RenderToSim))
+			meshio.RenderNormals(j.Welded, sim, a.Normals[k])
+		}
+	}
+	return meshio.WriteGLTF(w, m, a, meshio.GLTFOptions{
+		Binary:    binary,
+		Quantize:  j.Scene.Quantize,
+		Normals:   j.normalsOn(),
+		Generator: "drape " + Version,
+	})
+}
+
+// scaledMesh returns a copy of m with positions multiplied by s.
+func scaledMesh(m *meshio.Mesh, s float64) *meshio.Mesh {
+	c := *m
+	c.Primitives = make([]meshio.Primitive, len(m.Primitives))
+	for i, p := range m.Primitives {
+		p.Positions = append([]vec.Vec3(nil), p.Positions...)
+		for k := range p.Positions {
+			p.Positions[k] = p.Positions[k].Scale(s)
+		}
+		c.Primitives[i] = p
+	}
+	return &c
+}
+
+func (j *Job) writeOBJSeq(dir string, rec *Recording, render [][]vec.Vec3) error {
+	base := strings.TrimSuffix(filepath.Base(j.Scene.Input), filepath.Ext(j.Scene.Input))
+	for k, r := range render {
+		pos := make([]vec.Vec3, len(r))
+		for i, p := range r {
+			pos[i] = j.toFile(p)
+		}
+		name := filepath.Join(dir, fmt.Sprintf("%s_%04d.obj", base, rec.Frames[k]))
+		f, err := os.Create(name)
+		if err != nil {
+			return err
+		}
+		err = meshio.WriteOBJ(f, j.Mesh, pos)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

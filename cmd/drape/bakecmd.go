@@ -1,0 +1,392 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/drape-sim/drape/bake"
+)
+
+func bakeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "bake",
+		Usage:     "simulate cloth on a mesh or scene file and write the baked animation",
+		ArgsUsage: "INPUT|SCENE.json [MORE...]",
+		Description: `INPUT is a .glb, .gltf, .obj or .stl cloth mesh, or a scene file (.json, see docs/scene.md).
+Several scene files, or a folder of them, bake as a batch (-j jobs at once).
+Flags override the scene file.
+
+Examples:
+   drape bake cloth.obj --pin top --frames 96 -o cloth.glb
+   drape bake sheet.glb --collider sphere:0,0,0,0.5 --self-collision -o sheet.pc2
+   drape bake scene.json --progress json --report report.json
+   drape bake examples/ -j 2 --json`,
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "out", Aliases: []string{"o"}, Usage: "output `PATH`: .glb (default), .gltf, .pc2, .mdd, or DIR/ for an OBJ sequence; repeat for several"},
+			&cli.IntFlag{Name: "frames", Usage: "frames to bake (default 120)"},
+			&cli.Float64Flag{Name: "fps", Usage: "frames per second (default 24)"},
+			&cli.IntFlag{Name: "frame-step", Usage: "write every `K`th frame"},
+			&cli.IntFlag{Name: "substeps", Usage: "substeps per frame (default: the solver's)"},
+			&cli.IntFlag{Name: "iterations", Usage: "constraint iterations per substep"},
+			&cli.StringFlag{Name: "solver", Usage: "xpbd, verlet, euler or implicit"},
+			&cli.IntFlag{Name: "threads", Usage: "worker threads (0 = all cores); the result does not depend on it"},
+			&cli.StringFlag{Name: "gravity", Usage: "gravity `x,y,z` [m/s²]"},
+			&cli.StringFlag{Name: "up", Usage: "up axis of OBJ/STL input: y or z"},
+			&cli.Float64Flag{Name: "scale", Usage: "unit scale of the input (0.01 for cm)"},
+			&cli.StringFlag{Name: "mesh", Usage: "glTF mesh `NAME` of the cloth"},
+			&cli.StringSliceFlag{Name: "pin", Usage: "pin vertices: top, index:i,j,..., box:x0,y0,z0,x1,y1,z1, attribute:NAME; repeatable"},
+			&cli.StringSliceFlag{Name: "collider", Usage: "sphere:cx,cy,cz,r capsule:ax,ay,az,bx,by,bz,r cone:ax,ay,az,bx,by,bz,ra,rb plane:nx,ny,nz,d box:cx,cy,cz,hx,hy,hz mesh:PATH; repeatable"},
+			&cli.Float64Flag{Name: "thickness", Usage: "cloth thickness `M` kept from colliders and itself"},
+			&cli.Float64Flag{Name: "friction", Usage: "cloth-collider friction coefficient"},
+			&cli.BoolFlag{Name: "self-collision", Usage: "enable cloth self-collision"},
+			&cli.StringFlag{Name: "fabric", Usage: "fabric preset (see drape presets)"},
+			&cli.BoolFlag{Name: "tethers", Usage: "long-range attachments from pinned vertices"},
+			&cli.IntFlag{Name: "retry", Usage: "on divergence retry a frame with twice the substeps up to `N` times"},
+			&cli.BoolFlag{Name: "quantize", Usage: "write KHR_mesh_quantization morph targets (smaller glTF)"},
+			&cli.BoolFlag{Name: "no-normals", Usage: "write no NORMAL morph targets"},
+			&cli.Int64Flag{Name: "seed", Usage: "seed of the wind gusts"},
+			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "auto (a bar on a terminal), bar, json (one object per frame on stdout) or none"},
+			&cli.StringFlag{Name: "report", Usage: "write a JSON report to `FILE` (a batch writes FILE per job, suffixed)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON object on stdout"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "bake up to `N` jobs of a batch at once"},
+		},
+		Action: bakeAction,
+	}
+}
+
+// jobInput lists the jobs named on the command line: files as given, and
+// the *.json scene files of a folder in name order.
+func jobInputs(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, &bake.Error{Code: bake.ExitBadInput, Err: fmt.Errorf("input %s: %w", a, err), Fix: "check the path"}
+		}
+		if !st.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		m, _ := filepath.Glob(filepath.Join(a, "*.json"))
+		sub, _ := filepath.Glob(filepath.Join(a, "*", "scene.json"))
+		m = append(m, sub...)
+		sort.Strings(m)
+		if len(m) == 0 {
+			return nil, &bake.Error{Code: bake.ExitBadInput, Err: fmt.Errorf("folder %s holds no scene files (*.json or */scene.json)", a)}
+		}
+		out = append(out, m...)
+	}
+	return out, nil
+}
+
+// sceneFor builds the settings of one job: the scene file (or a bare mesh
+// input) with the flags applied over it.
+func sceneFor(c *cli.Context, input string) (*bake.Scene, error) {
+	var sc *bake.Scene
+	if strings.EqualFold(filepath.Ext(input), ".json") {
+		s, err := bake.LoadScene(input)
+		if err != nil {
+			return nil, err
+		}
+		sc = s
+	} else {
+		sc = bake.DefaultScene()
+		sc.Input = input
+	}
+	if err := applyFlags(c, sc); err != nil {
+		return nil, err
+	}
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// applyFlags overrides scene settings with the flags the user set.
+func applyFlags(c *cli.Context, sc *bake.Scene) error {
+	if c.IsSet("out") {
+		sc.Output = c.StringSlice("out")
+	}
+	setInt := func(name string, dst *int) {
+		if c.IsSet(name) {
+			*dst = c.Int(name)
+		}
+	}
+	setFloat := func(name string, dst *float64) {
+		if c.IsSet(name) {
+			*dst = c.Float64(name)
+		}
+	}
+	setInt("frames", &sc.Frames)
+	setInt("frame-step", &sc.FrameStep)
+	setInt("substeps", &sc.Substeps)
+	setInt("iterations", &sc.Iterations)
+	setInt("threads", &sc.Threads)
+	setInt("retry", &sc.Retry)
+	setFloat("fps", &sc.FPS)
+	setFloat("scale", &sc.Scale)
+	setFloat("thickness", &sc.Thickness)
+	if c.IsSet("solver") {
+		sc.Solver = c.String("solver")
+	}
+	if c.IsSet("up") {
+		sc.Up = c.String("up")
+	}
+	if c.IsSet("mesh") {
+		sc.Mesh = c.String("mesh")
+	}
+	if c.IsSet("fabric") {
+		sc.Fabric.Preset = c.String("fabric")
+	}
+	if c.IsSet("friction") {
+		f := c.Float64("friction")
+		sc.Friction = &f
+	}
+	if c.IsSet("gravity") {
+		g, err := bake.ParseVec3Flag(c.String("gravity"))
+		if err != nil {
+			return usagef("--gravity %q: %v", c.String("gravity"), err)
+		}
+		sc.Gravity = &g
+	}
+	if c.IsSet("self-collision") {
+		sc.SelfCollision = c.Bool("self-collision")
+	}
+	if c.IsSet("tethers") {
+		sc.Tethers = c.Bool("tethers")
+	}
+	if c.IsSet("quantize") {
+		sc.Quantize = c.Bool("quantize")
+	}
+	if c.IsSet("no-normals") {
+		n := !c.Bool("no-normals")
+		sc.Normals = &n
+	}
+	if c.IsSet("seed") {
+		sc.Seed = c.Int64("seed")
+	}
+	if c.IsSet("pin") {
+		sc.Pins = nil
+		for _, p := range c.StringSlice("pin") {
+			ps, err := bake.ParsePinFlag(p)
+			if err != nil {
+				return usagef("%v", err)
+			}
+			sc.Pins = append(sc.Pins, ps)
+		}
+	}
+	if c.IsSet("collider") {
+		for _, s := range c.StringSlice("collider") {
+			cs, err := bake.ParseColliderFlag(s)
+			if err != nil {
+				return usagef("%v", err)
+			}
+			sc.Colliders = append(sc.Colliders, cs)
+		}
+	}
+	return nil
+}
+
+// jobResult is one job's outcome, as --json prints it.
+type jobResult struct {
+	Input   string       `json:"input"`
+	OK      bool         `json:"ok"`
+	Code    int          `json:"exit_code"`
+	Error   string       `json:"error,omitempty"`
+	Outputs []string     `json:"outputs,omitempty"`
+	Report  *bake.Report `json:"report,omitempty"`
+}
+
+func bakeAction(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return usagef("bake: no input; give a mesh (.glb .gltf .obj .stl) or a scene file (.json)")
+	}
+	mode := c.String("progress")
+	switch mode {
+	case "auto", "bar", "json", "none":
+	default:
+		return usagef("--progress %q: must be auto, bar, json or none", mode)
+	}
+	if c.Int("jobs") < 1 {
+		return usagef("--jobs %d: must be >= 1", c.Int("jobs"))
+	}
+	// Flag syntax first: a mistyped flag is a usage error whatever the input.
+	if err := applyFlags(c, bake.DefaultScene()); err != nil {
+		return err
+	}
+	inputs, err := jobInputs(c.Args().Slice())
+	if err != nil {
+		return err
+	}
+	stdout, stderr := c.App.Writer, c.App.ErrWriter
+	if mode == "auto" {
+		mode = "none"
+		if isTerminal(stderr) {
+			mode = "bar"
+		}
+	}
+	if len(inputs) == 1 {
+		return bakeOne(c, inputs[0], mode, stdout, stderr)
+	}
+	return bakeBatch(c, inputs, mode, stdout, stderr)
+}
+
+func bakeOne(c *cli.Context, input, mode string, stdout, stderr io.Writer) error {
+	sc, err := sceneFor(c, input)
+	if err != nil {
+		return err
+	}
+	var mu sync.Mutex
+	enc := json.NewEncoder(stdout)
+	bar := newProgressBar(stderr)
+	opt := bake.Options{
+		Warn: func(s string) { fmt.Fprintf(stderr, "drape: warning: %s\n", s) },
+		Progress: func(p bake.Progress) {
+			mu.Lock()
+			defer mu.Unlock()
+			switch mode {
+			case "json":
+				enc.Encode(p)
+			case "bar":
+				bar.update(p)
+			}
+		},
+	}
+	rep, err := bake.Run(c.Context, sc, opt)
+	if mode == "bar" {
+		bar.finish()
+	}
+	if err != nil {
+		if c.Bool("json") {
+			code := bake.ExitCode(err)
+			enc.Encode(jobResult{Input: input, Code: code, Error: err.Error()})
+		}
+		return err
+	}
+	if p := c.String("report"); p != "" {
+		if err := rep.WriteFile(p); err != nil {
+			return err
+		}
+	}
+	rep.WriteSummary(stderr)
+	if c.Bool("json") {
+		return enc.Encode(jobResult{Input: input, OK: true, Outputs: rep.OutputPaths(), Report: rep})
+	}
+	for _, o := range rep.OutputPaths() {
+		fmt.Fprintln(stdout, o)
+	}
+	return nil
+}
+
+// bakeBatch bakes several jobs, -j at a time. A failing job does not stop
+// the others; the exit code is the first failure's (in input order).
+func bakeBatch(c *cli.Context, inputs []string, mode string, stdout, stderr io.Writer) error {
+	n := c.Int("jobs")
+	results := make([]jobResult, len(inputs))
+	sem := make(chan struct{}, n)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	enc := json.NewEncoder(stdout)
+	for i, in := range inputs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			res := jobResult{Input: in}
+			start := time.Now()
+			sc, err := sceneFor(c, in)
+			var rep *bake.Report
+			if err == nil {
+				if n > 1 && sc.Threads == 0 {
+					sc.Threads = 1 // jobs run side by side; identical result either way
+				}
+				rep, err = bake.Run(c.Context, sc, bake.Options{
+					Warn: func(s string) {
+						mu.Lock()
+						fmt.Fprintf(stderr, "drape: %s: warning: %s\n", in, s)
+						mu.Unlock()
+					},
+					Progress: func(p bake.Progress) {
+						if mode == "json" {
+							mu.Lock()
+							enc.Encode(struct {
+								Job string `json:"job"`
+								bake.Progress
+							}{in, p})
+							mu.Unlock()
+						}
+					},
+				})
+			}
+			if err == nil && c.String("report") != "" {
+				err = rep.WriteFile(batchReportPath(c.String("report"), i, in))
+			}
+			if err != nil {
+				res.Code, res.Error = bake.ExitCode(err), err.Error()
+			} else {
+				res.OK, res.Outputs, res.Report = true, rep.OutputPaths(), rep
+			}
+			mu.Lock()
+			if err != nil {
+				fmt.Fprintf(stderr, "drape: %s: %v\n", in, err)
+			} else if mode != "json" {
+				fmt.Fprintf(stderr, "drape: %s: done in %.1f s\n", in, time.Since(start).Seconds())
+			}
+			results[i] = res
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if c.Bool("json") {
+		for _, r := range results {
+			enc.Encode(r)
+		}
+	}
+	tw := tabwriter.NewWriter(stderr, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "job\tresult\tframes\ts/frame\toutputs")
+	failed := 0
+	code := 0
+	for _, r := range results {
+		if r.OK {
+			fmt.Fprintf(tw, "%s\tok\t%d\t%.4f\t%s\n", r.Input, r.Report.Frames, r.Report.SecondsPerFrame, strings.Join(r.Outputs, " "))
+			continue
+		}
+		failed++
+		if code == 0 {
+			code = r.Code
+		}
+		msg := r.Error
+		if i := strings.IndexByte(msg, '\n'); i >= 0 {
+			msg = msg[:i]
+		}
+		fmt.Fprintf(tw, "%s\tFAILED (exit %d)\t-\t-\t%s\n", r.Input, r.Code, msg)
+	}
+	tw.Flush()
+	fmt.Fprintf(stderr, "%d of %d jobs baked, %d failed\n", len(results)-failed, len(results), failed)
+	if failed > 0 {
+		return silentExit(code)
+	}
+	return nil
+}
+
+// batchReportPath names the report of job i: report.json becomes
+// report.<scene name>.json.
+func batchReportPath(p string, i int, input string) string {
+	ext := filepath.Ext(p)
+	name := strings.TrimSuffix(filepath.Base(input), filepath.Ext(input))
+	if name == "scene" {
+		name = filepath.Base(filepath.Dir(input))
+	}
+	return fmt.Sprintf("%s.%02d-%s%s", strings.TrimSuffix(p, ext), i, name, ext)
+}

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestVersionAndHelp(t *testing.T) {
+	code, out, _ := runIn(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "drape ") {
+		t.Errorf("drape version = %d %q, want 0 and 'drape X.Y.Z'", code, out)
+	}
+	code, out, _ = runIn(t, "bake", "--help")
+	if code != 0 || !strings.Contains(out, "Examples:") || !strings.Contains(out, "--collider") {
+		t.Errorf("drape bake --help = %d, output lacks examples or flags:\n%s", code, out)
+	}
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	for _, args := range [][]string{
+		{"bake"},
+		{"bake", "--frames"},
+		{"bake", "x.obj", "--no-such-flag"},
+		{"bake", "x.obj", "--collider", "torus:1,2"},
+		{"bake", "x.obj", "--progress", "loud"},
+		{"inspect"},
+	} {
+		code, _, errOut := runIn(t, args...)
+		if code != 2 {
+			t.Errorf("drape %v exit = %d, want 2 (stderr %q)", args, code, errOut)
+		}
+	}
+}
+
+func TestPresetsList(t *testing.T) {
+	code, out, _ := runIn(t, "presets")
+	for _, name := range []string{"cotton", "silk", "denim", "leather", "wool", "rubber", "Sources:", "Kawabata"} {
+		if !strings.Contains(out, name) {
+			t.Errorf("drape presets lacks %q:\n%s", name, out)
+		}
+	}
+	if code != 0 {
+		t.Errorf("exit = %d", code)
+	}
+}
+
+func TestBakeEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	writeGrid(t, filepath.Join(dir, "cloth.obj"), 12, 1, 1)
+	code, out, errOut := runBin(t, dir, "bake", "cloth.obj", "--frames", "12", "--pin", "top", "-o", "out.glb", "-o", "out.pc2",
+		"--report", "report.json")
+	if code != 0 {
+		t.Fatalf("bake exit %d\nstderr: %s", code, errOut)
+	}
+	for _, f := range []string{"out.glb", "out.pc2", "report.json"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s missing or empty: %v", f, err)
+		}
+	}
+	if !strings.Contains(out, "out.glb") || strings.Contains(out, "baked 12 frames") {
+		t.Errorf("stdout should list only the outputs, got %q", out)
+	}
+	if !strings.Contains(errOut, "max stretch") {
+		t.Errorf("stderr lacks the summary: %q", errOut)
+	}
+	var rep map[string]any
+	data, _ := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatalf("report.json: %v", err)
+	}
+	for _, k := range []string{"lowest_y_m", "highest_y_m", "mean_y_m", "max_stretch", "max_penetration_m", "self_intersections", "seconds_per_frame", "input_sha256", "drape_version", "settings"} {
+		if _, ok := rep[k]; !ok {
+			t.Errorf("report lacks %q", k)
+		}
+	}
+	// leave no temporary files behind
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+}
+
+func TestProgressJSON(t *testing.T) {
+	dir := t.TempDir()
+	writeGrid(t, filepath.Join(dir, "cloth.obj"), 8, 1, 1)
+	code, out, errOut := runBin(t, dir, "bake", "cloth.obj", "--frames", "5", "--progress", "json", "--json", "-o", "o.glb")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 6 {
+		t.Fatalf("stdout has %d lines, want 5 progress + 1 result:\n%s", len(lines), out)
+	}
+	for i, l := range lines[:5] {
+		var p struct {
+			Frame, Frames int
+			ElapsedS      float64  `json:"elapsed_s"`
+			EtaS          *float64 `json:"eta_s"`
+			MaxStretch    *float64 `json:"max_stretch"`
+		}
+		if err := json.Unmarshal([]byte(l), &p); err != nil || p.Frame != i+1 || p.Frames != 5 || p.EtaS == nil || p.MaxStretch == nil {
+			t.Errorf("progress line %d = %q (%v)", i, l, err)
+		}
+	}
+	var res struct {
+		OK      bool
+		Outputs []string
+	}
+	if err := json.Unmarshal([]byte(lines[5]), &res); err != nil || !res.OK || len(res.Outputs) != 1 {
+		t.Errorf("result line = %q (%v)", lines[5], err)
+	}
+}
+
+func TestBadInputExit3(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "empty.obj"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "nan.obj"), []byte("v 0 0 0\nv 1 0 nan\nv 0 1 0\nf 1 2 3\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{"input": "empty.obj", "colliders": [{"type": "sphere", "raduis": 1}]}`), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bake", "missing.obj"}, "missing.obj"},
+		{[]string{"bake", "empty.obj", "-o", "x.glb"}, "empty.obj"},
+		{[]string{"bake", "nan.obj", "-o", "x.glb"}, "line 2"},
+		{[]string{"bake", "bad.json"}, "colliders[0].raduis"},
+		{[]string{"validate", "bad.json"}, "colliders[0].raduis"},
+	}
+	for _, c := range cases {
+		code, _, errOut := runBin(t, dir, c.args...)
+		if code != 3 || !strings.Contains(errOut, c.want) {
+			t.Errorf("drape %v = exit %d, stderr %q; want exit 3 naming %q", c.args, code, errOut, c.want)
+		}
+		if strings.Contains(errOut, "panic") || strings.Contains(errOut, "goroutine") {
+			t.Errorf("drape %v panicked:\n%s", c.args, errOut)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.glb")); err == nil {
+		t.Errorf("a failed bake wrote x.glb")
+	}
+}
+
+func TestCancelLeavesOldOutput(t *testing.T) {
+	dir := t.TempDir()
+	writeGrid(t, filepath.Join(dir, "cloth.obj"), 60, 1, 1)
+	old := []byte("previous bake")
+	out := filepath.Join(dir, "out.glb")
+	os.WriteFile(out, old, 0o644)
+	cmd := exec.Command(drapeBin, "bake", "cloth.obj", "--frames", "100000", "--progress", "json", "-o", "out.glb")
+	cmd.Dir = dir
+	stdout, _ := cmd.StdoutPipe()
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// wait until it is really baking, then interrupt
+	sc := bufio.NewScanner(stdout)
+	for i := 0; i < 3 && sc.Scan(); i++ {
+	}
+	sent := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	err := cmd.Wait()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 130 {
+		t.Fatalf("cancelled bake: %v, want exit 130 (stderr %s)", err, errb.String())
+	}
+	if d := time.Since(sent); d > 5*time.Second {
+		t.Errorf("cancel took %v", d)
+	}
+	got, _ := os.ReadFile(out)
+	if !bytes.Equal(got, old) {
+		t.Errorf("cancelled bake changed out.glb")
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+}
+
+func TestBatchWithBrokenJob(t *testing.T) {
+	dir := t.TempDir()
+	writeGrid(t, filepath.Join(dir, "cloth.obj"), 8, 1, 1)
+	os.WriteFile(filepath.Join(dir, "a.json"), []byte(`{"input": "cloth.obj", "frames": 4, "output": "a.glb"}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.json"), []byte(`{"input": "nothere.obj", "frames": 4, "output": "b.glb"}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "c.json"), []byte(`{"input": "cloth.obj", "frames": 4, "output": "c.pc2", "pins": [{"top": true}]}`), 0o644)
+	code, out, errOut := runBin(t, dir, "bake", ".", "-j", "2", "--json")
+	if code != 3 {
+		t.Errorf("batch exit = %d, want 3 (the broken job's)", code)
+	}
+	for _, f := range []string{"a.glb", "c.pc2"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("good job's output %s missing: %v", f, err)
+		}
+	}
+	if !strings.Contains(errOut, "2 of 3 jobs baked, 1 failed") || !strings.Contains(errOut, "FAILED") {
+		t.Errorf("summary missing:\n%s", errOut)
+	}
+	n := 0
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r struct {
+			Input string
+			OK    bool
+		}
+		if json.Unmarshal([]byte(l), &r) == nil && r.Input != "" {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("--json printed %d job results, want 3:\n%s", n, out)
+	}
+}
