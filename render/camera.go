@@ -47,25 +47,51 @@ func AutoCamera(min, max vec.Vec3, aspect float64) Camera {
 		// a point: frame a small box around it
 		r := math.Max(1e-3, 1e-3*c.Len())
 		half, radius = vec.V(r, r, r), r*math.Sqrt(3)
+		min, max = c.Sub(half), c.Add(half)
 	}
 	fwd := autoDir.Neg()
 	right := fwd.Cross(vec.V(0, 1, 0)).Normalize()
 	up := right.Cross(fwd)
 	tanY := math.Tan(DefaultFovY*math.Pi/360) * 0.9
 	tanX := tanY * aspect
-	// Fit every corner q (relative to c, in camera axes x, y, depth z):
-	// |x| <= tanX (d + z) and |y| <= tanY (d + z), so d >= |x|/tanX - z.
-	d := 0.0
-	for i := 0; i < 8; i++ {
-		q := vec.V(half.X*sign(i&1), half.Y*sign(i&2), half.Z*sign(i&4))
-		x, y, z := q.Dot(right), q.Dot(up), q.Dot(fwd)
-		d = math.Max(d, math.Max(math.Abs(x)/tanX, math.Abs(y)/tanY)-z)
-		d = math.Max(d, 0.1*radius-z) // keep every corner in front
+	corners := func(c vec.Vec3) (q [8]vec.Vec3) {
+		for i := range q {
+			p := vec.V(pick(i&1, min.X, max.X), pick(i&2, min.Y, max.Y), pick(i&4, min.Z, max.Z))
+			d := p.Sub(c)
+			q[i] = vec.V(d.Dot(right), d.Dot(up), d.Dot(fwd))
+		}
+		return q
 	}
+	// fit returns the distance from c that fits every corner q (relative
+	// to c, in camera axes x, y and depth z): |x| <= tanX (d + z) and
+	// |y| <= tanY (d + z), so d >= |x|/tanX - z; every corner also stays
+	// at least a tenth of the radius in front of the eye.
+	fit := func(q [8]vec.Vec3) float64 {
+		d := 0.0
+		for _, p := range q {
+			d = math.Max(d, math.Max(math.Abs(p.X)/tanX, math.Abs(p.Y)/tanY)-p.Z)
+			d = math.Max(d, 0.1*radius-p.Z)
+		}
+		return d
+	}
+	// Perspective makes the near side of the box look larger, so aiming at
+	// its centre leaves it off-centre in the image: shift the aim point
+	// until the projected box is centred, then refit.
+	for it := 0; it < 4; it++ {
+		q := corners(c)
+		d := fit(q)
+		x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+		for _, p := range q {
+			x, y := p.X/(d+p.Z), p.Y/(d+p.Z)
+			x0, x1, y0, y1 = math.Min(x0, x), math.Max(x1, x), math.Min(y0, y), math.Max(y1, y)
+		}
+		c = c.AddScaled(right, 0.5*(x0+x1)*d).AddScaled(up, 0.5*(y0+y1)*d)
+	}
+	q := corners(c)
+	d := fit(q)
 	minDepth := math.Inf(1)
-	for i := 0; i < 8; i++ {
-		q := vec.V(half.X*sign(i&1), half.Y*sign(i&2), half.Z*sign(i&4))
-		minDepth = math.Min(minDepth, d+q.Dot(fwd))
+	for _, p := range q {
+		minDepth = math.Min(minDepth, d+p.Z)
 	}
 	return Camera{
 		Eye:    c.AddScaled(autoDir, d),
@@ -76,11 +102,12 @@ func AutoCamera(min, max vec.Vec3, aspect float64) Camera {
 	}
 }
 
-func sign(bit int) float64 {
+// pick returns hi when bit is set, else lo.
+func pick(bit int, lo, hi float64) float64 {
 	if bit != 0 {
-		return 1
+		return hi
 	}
-	return -1
+	return lo
 }
 
 // view is a Camera prepared for an image of w x h samples.

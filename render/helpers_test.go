@@ -118,17 +118,44 @@ func rayCast(cam Camera, w, h int, surfs ...Surface) []hit {
 	up := right.Cross(fwd)
 	tanY := math.Tan(cam.FovY * math.Pi / 360)
 	tanX := tanY * float64(w) / float64(h)
+	// Möller-Trumbore per pixel, visiting only the pixels inside each
+	// triangle's conservative screen box (the whole image if a corner is
+	// not in front of the eye)
 	out := make([]hit, w*h)
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			sx := (2*(float64(x)+0.5)/float64(w) - 1) * tanX
-			sy := (1 - 2*(float64(y)+0.5)/float64(h)) * tanY
-			dir := fwd.AddScaled(right, sx).AddScaled(up, sy) // depth-normalised
-			best, side := math.Inf(1), hitNone
-			for _, sf := range surfs {
-				for _, t := range sf.Triangles {
-					a, b, c := sf.Positions[t[0]], sf.Positions[t[1]], sf.Positions[t[2]]
-					e1, e2 := b.Sub(a), c.Sub(a)
+	best := make([]float64, w*h)
+	for i := range best {
+		best[i] = math.Inf(1)
+	}
+	for _, sf := range surfs {
+		for _, t := range sf.Triangles {
+			a, b, c := sf.Positions[t[0]], sf.Positions[t[1]], sf.Positions[t[2]]
+			x0, y0, x1, y1 := 0, 0, w-1, h-1
+			lo, hi := math.Inf(1), math.Inf(-1)
+			loY, hiY := math.Inf(1), math.Inf(-1)
+			inFront := true
+			for _, p := range []vec.Vec3{a, b, c} {
+				d := p.Sub(cam.Eye)
+				z := d.Dot(fwd)
+				if z <= 1e-9 {
+					inFront = false
+					break
+				}
+				px := (d.Dot(right)/(z*tanX) + 1) * 0.5 * float64(w)
+				py := (1 - d.Dot(up)/(z*tanY)) * 0.5 * float64(h)
+				lo, hi = math.Min(lo, px), math.Max(hi, px)
+				loY, hiY = math.Min(loY, py), math.Max(hiY, py)
+			}
+			if inFront {
+				x0, x1 = max(0, int(math.Floor(lo))-1), min(w-1, int(math.Ceil(hi))+1)
+				y0, y1 = max(0, int(math.Floor(loY))-1), min(h-1, int(math.Ceil(hiY))+1)
+			}
+			e1, e2 := b.Sub(a), c.Sub(a)
+			back := e1.Cross(e2)
+			for y := y0; y <= y1; y++ {
+				for x := x0; x <= x1; x++ {
+					sx := (2*(float64(x)+0.5)/float64(w) - 1) * tanX
+					sy := (1 - 2*(float64(y)+0.5)/float64(h)) * tanY
+					dir := fwd.AddScaled(right, sx).AddScaled(up, sy) // depth-normalised
 					p := dir.Cross(e2)
 					det := e1.Dot(p)
 					if det == 0 {
@@ -139,17 +166,17 @@ func rayCast(cam Camera, w, h int, surfs ...Surface) []hit {
 					q := s.Cross(e1)
 					v := dir.Dot(q) / det
 					d := e2.Dot(q) / det
-					if u < 0 || v < 0 || u+v > 1 || d < cam.Near || d >= best {
+					i := y*w + x
+					if u < 0 || v < 0 || u+v > 1 || d < cam.Near || d >= best[i] {
 						continue
 					}
-					best = d
-					side = hitFront
-					if e1.Cross(e2).Dot(dir) > 0 {
-						side = hitBack
+					best[i] = d
+					out[i] = hitFront
+					if back.Dot(dir) > 0 {
+						out[i] = hitBack
 					}
 				}
 			}
-			out[y*w+x] = side
 		}
 	}
 	return out

@@ -21,7 +21,7 @@ var previewPath = flag.String("preview", "", "also write the draped-cloth previe
 // from outside and the back colour with the winding flipped, within the
 // bounds the lighting allows.
 func TestDrapedCloth(t *testing.T) {
-	const w, h = 160, 120
+	const w, h = 320, 240
 	cloth := drapedCloth(25) // seed 000's 25 x 25 grid
 	for _, tc := range []struct {
 		name     string
