@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
@@ -59,6 +60,7 @@ Examples:
 			&cli.StringFlag{Name: "report", Usage: "write a JSON report to `FILE` (a batch writes FILE per job, suffixed)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON object on stdout"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "bake up to `N` jobs of a batch at once"},
+			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the bake to `FILE` (for go tool pprof)"},
 		},
 		Action: bakeAction,
 	}
@@ -234,6 +236,17 @@ func bakeAction(c *cli.Context) error {
 		if isTerminal(stderr) {
 			mode = "bar"
 		}
+	}
+	if p := c.String("cpuprofile"); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			return usagef("--cpuprofile: %v", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return usagef("--cpuprofile: %v", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	if len(inputs) == 1 {
 		return bakeOne(c, inputs[0], mode, stdout, stderr)
