@@ -1,0 +1,1205 @@
+package meshio
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/qmuntal/gltf"
+	"github.com/qmuntal/gltf/modeler"
+
+	"github.com/drape-sim/drape/internal/vec"
+)
+
+// Animation is a baked vertex animation of a Mesh: the world-space position
+// of every render vertex at each stored frame.
+type Animation struct {
+	// FPS is the scene frame rate the bake ran at [1/s]; players and
+	// Blender's importer map time t to scene frame t * FPS.
+	FPS float64
+	// Times holds the time of each stored frame [s], starting at >= 0 and
+	// strictly increasing: k * step / FPS for the kth stored frame of a bake
+	// that keeps every step-th frame (see FrameTimes).
+	Times []float64
+	// Frames holds, per stored frame, the world-space position [m] of every
+	// render vertex, primitives concatenated in Mesh order (the layout of
+	// Welded.RenderToSim).
+	Frames [][]vec.Vec3
+	// Normals holds unit world-space vertex normals in the same layout
+	// (RenderNormals computes them smooth across seams), or nil; the glTF
+	// writer then computes per-primitive normals itself.
+	Normals [][]vec.Vec3
+}
+
+// FrameTimes returns the times [s] of n stored frames of a bake at fps that
+// keeps every step-th simulated frame, the first at time 0: k * step / fps.
+func FrameTimes(n, step int, fps float64) []float64 {
+	t := make([]float64, n)
+	for k := range t {
+		t[k] = float64(k*step) / fps
+	}
+	return t
+}
+
+// check validates a against a mesh of nv render vertices.
+func (a *Animation) check(nv int) error {
+	if a == nil {
+		return errors.New("no animation")
+	}
+	if !(a.FPS > 0) || !finite32(a.FPS) {
+		return fmt.Errorf("fps = %g: must be a finite number > 0", a.FPS)
+	}
+	if len(a.Frames) == 0 {
+		return errors.New("no frames to write")
+	}
+	if len(a.Times) != len(a.Frames) {
+		return fmt.Errorf("%d times for %d frames: give one time per stored frame", len(a.Times), len(a.Frames))
+	}
+	for k, t := range a.Times {
+		if !finite32(t) || t < 0 || (k > 0 && !(float32(t) > float32(a.Times[k-1]))) {
+			return fmt.Errorf("time %d = %g: times must be >= 0 and increase from frame to frame (even as float32)", k, t)
+		}
+	}
+	for k, f := range a.Frames {
+		if len(f) != nv {
+			return fmt.Errorf("frame %d has %d positions, the mesh has %d render vertices", k, len(f), nv)
+		}
+	}
+	if a.Normals != nil {
+		if len(a.Normals) != len(a.Frames) {
+			return fmt.Errorf("%d normal frames for %d frames", len(a.Normals), len(a.Frames))
+		}
+		for k, f := range a.Normals {
+			if len(f) != nv {
+				return fmt.Errorf("normals of frame %d: %d, want %d", k, len(f), nv)
+			}
+		}
+	}
+	return nil
+}
+
+// GLTFOptions says how WriteGLTF writes.
+type GLTFOptions struct {
+	// Binary writes a .glb; otherwise .gltf JSON with the one buffer
+	// embedded as a base64 data URI, so the output is a single file.
+	Binary bool
+	// Quantize writes the morph targets with KHR_mesh_quantization:
+	// normalized int16 position displacements and normalized int8 normal
+	// displacements (a frame whose normals turn too far for int8 keeps float
+	// normals, as the extension requires).
+	Quantize bool
+	// Normals writes NORMAL morph targets so the moving cloth shades right.
+	Normals bool
+	// Generator is written to asset.generator when not empty.
+	Generator string
+}
+
+// Names written into the asset.
+const (
+	animationName    = "drape bake"
+	targetNameFormat = "frame_%04d"
+	extQuantization  = "KHR_mesh_quantization"
+	extMeshopt       = "EXT_meshopt_compression"
+	extDraco         = "KHR_draco_mesh_compression"
+)
+
+// WriteGLTF writes the mesh m with the baked animation a as glTF 2.0.
+//
+// For a glTF input the output is the input asset as it came in (every node,
+// mesh, material, texture, sampler and UV set; buffers merged into one binary
+// buffer; images that were separate files embedded, so the output can live
+// anywhere) plus, on the cloth mesh, one morph target per stored frame
+// (POSITION displacement in the mesh's local space, NORMAL displacement
+// unless opt.Normals is false), mesh.weights showing frame 0,
+// mesh.extras.targetNames "frame_0000"..., and one animation "drape bake"
+// whose LINEAR weights channel gives target k weight 1 at Times[k]. A cloth
+// mesh instanced on several nodes is duplicated per node, since each
+// instance moves differently. Vertex order and count of every primitive stay
+// as in the input. For OBJ and STL input the output is a new asset with one
+// node and one mesh (one primitive per Mesh primitive, NORMAL and TEXCOORD_0
+// when present, a default double-sided material per material index) and the
+// same animation.
+func WriteGLTF(w io.Writer, m *Mesh, a *Animation, opt GLTFOptions) error {
+	if m == nil {
+		return errors.New("write gltf: no mesh")
+	}
+	if err := a.check(m.NumVertices()); err != nil {
+		return fmt.Errorf("write gltf: %w", err)
+	}
+	var (
+		doc *gltf.Document
+		err error
+	)
+	if m.gltf != nil {
+		doc, err = bakeIntoSource(m, a, opt)
+	} else {
+		doc, err = bakeNewAsset(m, a, opt)
+	}
+	if err != nil {
+		return fmt.Errorf("write gltf: %w", err)
+	}
+	if opt.Generator != "" {
+		doc.Asset.Generator = opt.Generator
+	}
+	ew := &errWriter{w: w}
+	enc := gltf.NewEncoder(ew)
+	enc.AsBinary = opt.Binary
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("write gltf: %w", err)
+	}
+	if ew.err != nil {
+		return fmt.Errorf("write gltf: %w", ew.err)
+	}
+	return nil
+}
+
+// errWriter keeps the first write error, which gltf.Encoder does not check
+// for every chunk.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+// binBuilder fills the output document's one binary buffer.
+type binBuilder struct {
+	doc  *gltf.Document
+	data []byte
+}
+
+// view reserves n bytes at a 4-byte aligned offset as a new bufferView and
+// returns its index and the bytes to fill.
+func (b *binBuilder) view(n, stride int, target gltf.Target) (int, []byte) {
+	old := len(b.data)
+	off := (old + 3) &^ 3
+	b.data = slices.Grow(b.data, off+n-old)[:off+n]
+	clear(b.data[old:])
+	b.doc.BufferViews = append(b.doc.BufferViews, &gltf.BufferView{
+		ByteOffset: off, ByteLength: n, ByteStride: stride, Target: target,
+	})
+	return len(b.doc.BufferViews) - 1, b.data[off : off+n]
+}
+
+// accessor appends an accessor and returns its index. view < 0 means no
+// bufferView (all zeros).
+func (b *binBuilder) accessor(view int, ct gltf.ComponentType, at gltf.AccessorType, count int, normalized bool, lo, hi []float64) int {
+	acc := &gltf.Accessor{ComponentType: ct, Type: at, Count: count, Normalized: normalized, Min: lo, Max: hi}
+	if view >= 0 {
+		acc.BufferView = gltf.Index(view)
+	}
+	b.doc.Accessors = append(b.doc.Accessors, acc)
+	return len(b.doc.Accessors) - 1
+}
+
+// finishBuffer makes the built data the document's only buffer.
+func (b *binBuilder) finishBuffer() {
+	for len(b.data)%4 != 0 {
+		b.data = append(b.data, 0)
+	}
+	b.doc.Buffers = []*gltf.Buffer{{ByteLength: len(b.data), Data: b.data}}
+}
+
+// vec3s writes float32 triples as a new accessor and returns its index;
+// withBounds sets min and max (required for POSITION).
+func (b *binBuilder) vec3s(vs []vec.Vec3, withBounds bool) (int, error) {
+	view, dst := b.view(12*len(vs), 0, gltf.TargetArrayBuffer)
+	lo := [3]float32{math.MaxFloat32, math.MaxFloat32, math.MaxFloat32}
+	hi := [3]float32{-math.MaxFloat32, -math.MaxFloat32, -math.MaxFloat32}
+	for i, v := range vs {
+		f := [3]float32{float32(v.X), float32(v.Y), float32(v.Z)}
+		for c := range 3 {
+			if f[c]-f[c] != 0 {
+				return 0, fmt.Errorf("vertex %d = %v is not a finite float32", i, v)
+			}
+			lo[c], hi[c] = min(lo[c], f[c]), max(hi[c], f[c])
+			binary.LittleEndian.PutUint32(dst[12*i+4*c:], math.Float32bits(f[c]))
+		}
+	}
+	var mn, mx []float64
+	if withBounds {
+		mn, mx = bounds64(lo, hi)
+	}
+	return b.accessor(view, gltf.ComponentFloat, gltf.AccessorVec3, len(vs), false, mn, mx), nil
+}
+
+func bounds64(lo, hi [3]float32) ([]float64, []float64) {
+	return []float64{float64(lo[0]), float64(lo[1]), float64(lo[2])},
+		[]float64{float64(hi[0]), float64(hi[1]), float64(hi[2])}
+}
+
+// clothPrim is one glTF primitive of a baked mesh.
+type clothPrim struct {
+	gp *gltf.Primitive
+	// render is the first render vertex of the primitive in the Animation,
+	// or -1 for a primitive of the cloth mesh that drape did not simulate
+	// (lines, points): its targets are zero.
+	render int
+	// base holds the base positions in the mesh's space as the output
+	// stores them (float32 values), baseN the base normals or nil.
+	base, baseN []vec.Vec3
+	// indices are the primitive's triangles, for fallback normals.
+	indices []int32
+	// needBasePos and needBaseN ask for a new base POSITION (a new asset, or
+	// a quantization scale) or NORMAL accessor (the input had none).
+	needBasePos, needBaseN bool
+}
+
+// clothNode is one node whose mesh gets the baked morph targets.
+type clothNode struct {
+	node int // node the weights channel animates
+	mesh *gltf.Mesh
+	// toLocal maps world positions into the mesh's space; normalM maps world
+	// normals into it (the transpose of the inverse's linear part), up to
+	// length.
+	toLocal vec.Mat4
+	normalM vec.Mat4
+	prims   []clothPrim
+	// scale is the quantization scale of the position displacements: the
+	// mesh's space is this many times larger than the local space toLocal
+	// maps to. 1 unless quantizing displacements larger than 1.
+	scale float64
+}
+
+// bakeTargets adds the morph targets, base accessors, weights and target
+// names to cn's mesh.
+func bakeTargets(b *binBuilder, cn *clothNode, a *Animation, opt GLTFOptions) error {
+	nf := len(a.Frames)
+	maxN := 0
+	for _, cp := range cn.prims {
+		maxN = max(maxN, len(cp.base))
+	}
+	scratch := make([]vec.Vec3, maxN)
+	var fallbackN []vec.Vec3
+	if opt.Normals && a.Normals == nil {
+		fallbackN = make([]vec.Vec3, maxN)
+	}
+
+	// quantization scale: positions in the mesh's space are local / scale
+	cn.scale = 1
+	if opt.Quantize {
+		maxAbs := 0.0
+		for _, cp := range cn.prims {
+			if cp.render < 0 {
+				continue
+			}
+			for _, f := range a.Frames {
+				for j, q := range f[cp.render : cp.render+len(cp.base)] {
+					d := cn.toLocal.MulPoint(q).Sub(cp.base[j])
+					maxAbs = max(maxAbs, math.Abs(d.X), math.Abs(d.Y), math.Abs(d.Z))
+				}
+			}
+		}
+		if maxAbs > 1 {
+			cn.scale = math.Exp2(math.Ceil(math.Log2(maxAbs)))
+		}
+	}
+	inv := 1 / cn.scale
+
+	// base attributes
+	for i := range cn.prims {
+		cp := &cn.prims[i]
+		if cn.scale != 1 {
+			for j := range cp.base {
+				cp.base[j] = cp.base[j].Scale(inv)
+			}
+			cp.needBasePos = true
+		}
+		if cp.needBasePos {
+			idx, err := b.vec3s(cp.base, true)
+			if err != nil {
+				return fmt.Errorf("base positions: %w", err)
+			}
+			cp.gp.Attributes[gltf.POSITION] = idx
+		}
+		if opt.Normals && cp.needBaseN {
+			idx, err := b.vec3s(cp.baseN, false)
+			if err != nil {
+				return fmt.Errorf("base normals: %w", err)
+			}
+			cp.gp.Attributes[gltf.NORMAL] = idx
+		}
+		cp.gp.Targets = make([]gltf.PrimitiveAttributes, 0, nf)
+	}
+
+	// one target per stored frame; the mesh's space is local / scale
+	toMesh := vec.ScaleMat(vec.V(inv, inv, inv)).Mul(cn.toLocal)
+	zeroPos := map[int]int{}
+	zeroN := map[int]int{}
+	for k, frame := range a.Frames {
+		for i := range cn.prims {
+			cp := &cn.prims[i]
+			n := len(cp.base)
+			t := gltf.PrimitiveAttributes{}
+			if cp.render < 0 {
+				// not simulated: zero displacements, shared per vertex count
+				if _, ok := zeroPos[n]; !ok {
+					zeroPos[n] = b.accessor(-1, gltf.ComponentFloat, gltf.AccessorVec3, n, false, []float64{0, 0, 0}, []float64{0, 0, 0})
+					zeroN[n] = b.accessor(-1, gltf.ComponentFloat, gltf.AccessorVec3, n, false, nil, nil)
+				}
+				t[gltf.POSITION] = zeroPos[n]
+				if opt.Normals {
+					t[gltf.NORMAL] = zeroN[n]
+				}
+				cp.gp.Targets = append(cp.gp.Targets, t)
+				continue
+			}
+			world := frame[cp.render : cp.render+n]
+			d := scratch[:n]
+			for j, q := range world {
+				d[j] = toMesh.MulPoint(q).Sub(cp.base[j])
+			}
+			var (
+				idx int
+				err error
+			)
+			if opt.Quantize {
+				idx, err = b.shortDeltas(d)
+			} else {
+				idx, err = b.vec3s(d, true)
+			}
+			if err != nil {
+				return fmt.Errorf("frame %d, %s: %w", k, primName(cp), err)
+			}
+			t[gltf.POSITION] = idx
+			if opt.Normals {
+				var wn []vec.Vec3
+				if a.Normals != nil {
+					wn = a.Normals[k][cp.render : cp.render+n]
+				} else {
+					wn = fallbackN[:n]
+					primitiveNormals(world, cp.indices, wn)
+				}
+				for j, nw := range wn {
+					nl := unitOrUp(cn.normalM.MulDir(nw))
+					d[j] = nl.Sub(cp.baseN[j])
+				}
+				if opt.Quantize {
+					idx, err = b.byteNormalDeltas(d, cp.baseN)
+				} else {
+					idx, err = b.vec3s(d, false)
+				}
+				if err != nil {
+					return fmt.Errorf("normals of frame %d, %s: %w", k, primName(cp), err)
+				}
+				t[gltf.NORMAL] = idx
+			}
+			cp.gp.Targets = append(cp.gp.Targets, t)
+		}
+	}
+
+	// weights show frame 0; extras name the targets
+	cn.mesh.Weights = make([]float64, nf)
+	cn.mesh.Weights[0] = 1
+	names := make([]string, nf)
+	for k := range names {
+		names[k] = fmt.Sprintf(targetNameFormat, k)
+	}
+	extras, ok := cn.mesh.Extras.(map[string]any)
+	if !ok {
+		extras = map[string]any{}
+	}
+	extras["targetNames"] = names
+	cn.mesh.Extras = extras
+	return nil
+}
+
+func primName(cp *clothPrim) string {
+	return fmt.Sprintf("primitive at render vertex %d", cp.render)
+}
+
+// shortDeltas writes position displacements (in the mesh's space, each
+// component within [-1, 1]) as normalized SHORT, 8-byte stride.
+func (b *binBuilder) shortDeltas(d []vec.Vec3) (int, error) {
+	view, dst := b.view(8*len(d), 8, gltf.TargetArrayBuffer)
+	lo := [3]int16{math.MaxInt16, math.MaxInt16, math.MaxInt16}
+	hi := [3]int16{-math.MaxInt16, -math.MaxInt16, -math.MaxInt16}
+	for i, v := range d {
+		for c, x := range [3]float64{v.X, v.Y, v.Z} {
+			if x != x || math.IsInf(x, 0) {
+				return 0, fmt.Errorf("vertex %d displacement %v is not finite", i, v)
+			}
+			q := int16(math.Round(math.Max(-1, math.Min(1, x)) * math.MaxInt16))
+			lo[c], hi[c] = min(lo[c], q), max(hi[c], q)
+			binary.LittleEndian.PutUint16(dst[8*i+2*c:], uint16(q))
+		}
+	}
+	// min and max of a normalized accessor hold the stored integers
+	mn := []float64{float64(lo[0]), float64(lo[1]), float64(lo[2])}
+	mx := []float64{float64(hi[0]), float64(hi[1]), float64(hi[2])}
+	return b.accessor(view, gltf.ComponentShort, gltf.AccessorVec3, len(d), true, mn, mx), nil
+}
+
+// minNormalScale is the smallest factor byteNormalDeltas may shorten a target
+// normal by to fit int8; below it the angular error of 1/127 steps grows past
+// about a degree.
+const minNormalScale = 0.25
+
+// byteNormalDeltas writes normal displacements d (target minus base, unit
+// normals) as normalized BYTE, 4-byte stride, when they fit; otherwise as
+// float, which KHR_mesh_quantization requires for displacements outside
+// [-1, 1].
+//
+// Renderers normalise the blended normal base + sum w_k d_k, so a target
+// normal t may be stored as lambda t - base for any lambda > 0: where t - base
+// leaves [-1, 1], the largest lambda in [minNormalScale, 1] that fits is used.
+func (b *binBuilder) byteNormalDeltas(d, base []vec.Vec3) (int, error) {
+	for j := range d {
+		if !fitByteNormal(&d[j], base[j]) {
+			return b.vec3s(d, false)
+		}
+	}
+	view, dst := b.view(4*len(d), 4, gltf.TargetArrayBuffer)
+	for i, v := range d {
+		dst[4*i] = byte(int8(math.Round(v.X * 127)))
+		dst[4*i+1] = byte(int8(math.Round(v.Y * 127)))
+		dst[4*i+2] = byte(int8(math.Round(v.Z * 127)))
+	}
+	return b.accessor(view, gltf.ComponentByte, gltf.AccessorVec3, len(d), true, nil, nil), nil
+}
+
+// fitByteNormal rescales the target in the displacement *d = t - base so
+// that every component lies in [-1, 1], and reports whether that is possible
+// with a scale of at least minNormalScale.
+func fitByteNormal(d *vec.Vec3, base vec.Vec3) bool {
+	t := d.Add(base)
+	lambda := 1.0
+	for c := range 3 {
+		tc, bc := t.Get(c), base.Get(c)
+		// need -1 <= lambda tc - bc <= 1
+		switch {
+		case tc > 0:
+			lambda = min(lambda, (1+bc)/tc)
+		case tc < 0:
+			lambda = min(lambda, (bc-1)/tc)
+		}
+	}
+	if lambda < minNormalScale || lambda != lambda {
+		return false
+	}
+	*d = t.Scale(lambda).Sub(base)
+	// rounding guard: clamp what float error pushed past the range
+	d.X, d.Y, d.Z = clamp1(d.X), clamp1(d.Y), clamp1(d.Z)
+	return true
+}
+
+func clamp1(x float64) float64 { return math.Max(-1, math.Min(1, x)) }
+
+// addAnimation adds the one weights animation driving every cloth node.
+func addAnimation(b *binBuilder, nodes []*clothNode, a *Animation) error {
+	nf := len(a.Frames)
+	view, dst := b.view(4*nf, 0, gltf.TargetNone)
+	for k, t := range a.Times {
+		binary.LittleEndian.PutUint32(dst[4*k:], math.Float32bits(float32(t)))
+	}
+	lo, hi := float64(float32(a.Times[0])), float64(float32(a.Times[nf-1]))
+	in := b.accessor(view, gltf.ComponentFloat, gltf.AccessorScalar, nf, false, []float64{lo}, []float64{hi})
+
+	// output: frame k shows target k alone (one-hot rows, nf x nf)
+	view, dst = b.view(4*nf*nf, 0, gltf.TargetNone)
+	one := math.Float32bits(1)
+	for k := range nf {
+		binary.LittleEndian.PutUint32(dst[4*(k*nf+k):], one)
+	}
+	out := b.accessor(view, gltf.ComponentFloat, gltf.AccessorScalar, nf*nf, false, nil, nil)
+
+	anim := &gltf.Animation{Name: animationName}
+	for _, cn := range nodes {
+		anim.Samplers = append(anim.Samplers, &gltf.AnimationSampler{Input: in, Output: out, Interpolation: gltf.InterpolationLinear})
+		anim.Channels = append(anim.Channels, &gltf.AnimationChannel{
+			Sampler: len(anim.Samplers) - 1,
+			Target:  gltf.AnimationChannelTarget{Node: gltf.Index(cn.node), Path: gltf.TRSWeights},
+		})
+	}
+	b.doc.Animations = append(b.doc.Animations, anim)
+	return nil
+}
+
+// bakeNewAsset builds a one-node, one-mesh asset for an OBJ or STL input.
+func bakeNewAsset(m *Mesh, a *Animation, opt GLTFOptions) (*gltf.Document, error) {
+	doc := gltf.NewDocument()
+	doc.Asset.Generator = "drape"
+	b := &binBuilder{doc: doc, data: make([]byte, 0, estimateSize(m, a, opt))}
+	name := m.Name
+	if name == "" {
+		name = "cloth"
+	}
+	mesh := &gltf.Mesh{Name: name}
+	cn := &clothNode{node: 0, mesh: mesh, toLocal: vec.Identity(), normalM: vec.Identity()}
+
+	// one default material per material index, in index order
+	var matIdx []int
+	for _, p := range m.Primitives {
+		if !slices.Contains(matIdx, p.Material) {
+			matIdx = append(matIdx, p.Material)
+		}
+	}
+	slices.Sort(matIdx)
+	for _, mi := range matIdx {
+		mname := "default"
+		if mi >= 0 {
+			mname = fmt.Sprintf("material_%d", mi)
+		}
+		doc.Materials = append(doc.Materials, &gltf.Material{
+			Name: mname,
+			PBRMetallicRoughness: &gltf.PBRMetallicRoughness{
+				BaseColorFactor: &[4]float64{0.8, 0.8, 0.8, 1},
+				MetallicFactor:  gltf.Float(0),
+				RoughnessFactor: gltf.Float(0.8),
+			},
+			DoubleSided: true,
+		})
+	}
+
+	render := 0
+	for pi := range m.Primitives {
+		p := &m.Primitives[pi]
+		n := len(p.Positions)
+		gp := &gltf.Primitive{Attributes: gltf.PrimitiveAttributes{}, Mode: gltf.PrimitiveTriangles}
+		gp.Material = gltf.Index(slices.Index(matIdx, p.Material))
+		cp := clothPrim{gp: gp, render: render, base: make([]vec.Vec3, n), indices: p.Indices, needBasePos: true}
+		for j, q := range p.Positions {
+			cp.base[j] = vec.FromF32(q.F32())
+		}
+		switch {
+		case len(p.Normals) == n:
+			cp.baseN = make([]vec.Vec3, n)
+			for j, q := range p.Normals {
+				cp.baseN[j] = unitOrUp(q)
+			}
+			cp.needBaseN = true
+		case opt.Normals:
+			cp.baseN = make([]vec.Vec3, n)
+			primitiveNormals(cp.base, p.Indices, cp.baseN)
+			cp.needBaseN = true
+		}
+		if !opt.Normals && cp.baseN != nil {
+			// the input's own normals are kept even without normal targets
+			idx, err := b.vec3s(cp.baseN, false)
+			if err != nil {
+				return nil, fmt.Errorf("%s: normals: %w", p.Name, err)
+			}
+			gp.Attributes[gltf.NORMAL] = idx
+		}
+		if len(p.UVs) == n {
+			uv := make([][2]float32, n)
+			for j, t := range p.UVs {
+				uv[j] = [2]float32{t[0], 1 - t[1]} // OBJ's v points up, glTF's down
+			}
+			gp.Attributes[gltf.TEXCOORD_0] = b.texcoords(uv)
+		}
+		gp.Indices = gltf.Index(b.indices(p.Indices, n))
+		mesh.Primitives = append(mesh.Primitives, gp)
+		cn.prims = append(cn.prims, cp)
+		render += n
+	}
+	if err := bakeTargets(b, cn, a, opt); err != nil {
+		return nil, err
+	}
+	node := &gltf.Node{Name: name, Mesh: gltf.Index(0), Matrix: gltf.DefaultMatrix, Rotation: gltf.DefaultRotation, Scale: gltf.DefaultScale}
+	if cn.scale != 1 {
+		node.Scale = [3]float64{cn.scale, cn.scale, cn.scale}
+		addUsed(doc, extQuantization, true)
+	} else if opt.Quantize {
+		addUsed(doc, extQuantization, true)
+	}
+	doc.Meshes = []*gltf.Mesh{mesh}
+	doc.Nodes = []*gltf.Node{node}
+	doc.Scenes[0].Nodes = []int{0}
+	if err := addAnimation(b, []*clothNode{cn}, a); err != nil {
+		return nil, err
+	}
+	b.finishBuffer()
+	return doc, nil
+}
+
+// texcoords writes UVs as a float VEC2 accessor.
+func (b *binBuilder) texcoords(uv [][2]float32) int {
+	view, dst := b.view(8*len(uv), 0, gltf.TargetArrayBuffer)
+	for i, t := range uv {
+		binary.LittleEndian.PutUint32(dst[8*i:], math.Float32bits(t[0]))
+		binary.LittleEndian.PutUint32(dst[8*i+4:], math.Float32bits(t[1]))
+	}
+	return b.accessor(view, gltf.ComponentFloat, gltf.AccessorVec2, len(uv), false, nil, nil)
+}
+
+// indices writes triangle indices as UNSIGNED_SHORT, or UNSIGNED_INT when n
+// vertices need it.
+func (b *binBuilder) indices(ix []int32, n int) int {
+	if n <= math.MaxUint16 {
+		view, dst := b.view(2*len(ix), 0, gltf.TargetElementArrayBuffer)
+		for i, v := range ix {
+			binary.LittleEndian.PutUint16(dst[2*i:], uint16(v))
+		}
+		return b.accessor(view, gltf.ComponentUshort, gltf.AccessorScalar, len(ix), false, nil, nil)
+	}
+	view, dst := b.view(4*len(ix), 0, gltf.TargetElementArrayBuffer)
+	for i, v := range ix {
+		binary.LittleEndian.PutUint32(dst[4*i:], uint32(v))
+	}
+	return b.accessor(view, gltf.ComponentUint, gltf.AccessorScalar, len(ix), false, nil, nil)
+}
+
+// estimateSize guesses the output buffer's size so it is allocated once.
+func estimateSize(m *Mesh, a *Animation, opt GLTFOptions) int {
+	nv, nf := m.NumVertices(), len(a.Frames)
+	per := 12
+	if opt.Quantize {
+		per = 8
+	}
+	if opt.Normals {
+		per += 12
+	}
+	return nv*(per*nf+40) + 4*3*m.NumTriangles() + 4*nf*(nf+1) + 1024
+}
+
+// addUsed lists ext in extensionsUsed (and extensionsRequired) once.
+func addUsed(doc *gltf.Document, ext string, required bool) {
+	if !slices.Contains(doc.ExtensionsUsed, ext) {
+		doc.ExtensionsUsed = append(doc.ExtensionsUsed, ext)
+	}
+	if required && !slices.Contains(doc.ExtensionsRequired, ext) {
+		doc.ExtensionsRequired = append(doc.ExtensionsRequired, ext)
+	}
+}
+
+// dropUsed removes ext from extensionsUsed and extensionsRequired.
+func dropUsed(doc *gltf.Document, ext string) {
+	doc.ExtensionsUsed = slices.DeleteFunc(doc.ExtensionsUsed, func(s string) bool { return s == ext })
+	doc.ExtensionsRequired = slices.DeleteFunc(doc.ExtensionsRequired, func(s string) bool { return s == ext })
+	if len(doc.ExtensionsUsed) == 0 {
+		doc.ExtensionsUsed = nil
+	}
+	if len(doc.ExtensionsRequired) == 0 {
+		doc.ExtensionsRequired = nil
+	}
+}
+
+// bakeIntoSource writes the animation into a copy of the source glTF
+// document.
+func bakeIntoSource(m *Mesh, a *Animation, opt GLTFOptions) (*gltf.Document, error) {
+	src := m.gltf.doc
+	doc, err := cloneJSON(src)
+	if err != nil {
+		return nil, fmt.Errorf("copy the source document: %w", err)
+	}
+	b := &binBuilder{doc: doc, data: make([]byte, 0, estimateSize(m, a, opt)+sourceBytes(src))}
+
+	// every buffer view's bytes into the one buffer; compressed copies go
+	views := doc.BufferViews
+	doc.BufferViews = nil
+	for i, bv := range views {
+		if bv.Buffer < 0 || bv.Buffer >= len(src.Buffers) {
+			return nil, fmt.Errorf("bufferViews[%d]: buffer %d does not exist", i, bv.Buffer)
+		}
+		data := src.Buffers[bv.Buffer].Data
+		if bv.ByteOffset < 0 || bv.ByteLength < 0 || bv.ByteOffset+bv.ByteLength > len(data) {
+			return nil, fmt.Errorf("bufferViews[%d]: bytes %d..%d of buffer %d, which holds %d bytes", i, bv.ByteOffset, bv.ByteOffset+bv.ByteLength, bv.Buffer, len(data))
+		}
+		_, dst := b.view(bv.ByteLength, 0, 0)
+		copy(dst, data[bv.ByteOffset:bv.ByteOffset+bv.ByteLength])
+		nv := b.doc.BufferViews[i]
+		bv.Buffer, bv.ByteOffset = 0, nv.ByteOffset
+		delete(bv.Extensions, extMeshopt)
+		if len(bv.Extensions) == 0 {
+			bv.Extensions = nil
+		}
+		b.doc.BufferViews[i] = bv
+	}
+	dropUsed(doc, extMeshopt)
+	for _, mesh := range doc.Meshes {
+		for _, p := range mesh.Primitives {
+			delete(p.Extensions, extDraco)
+			if len(p.Extensions) == 0 {
+				p.Extensions = nil
+			}
+		}
+	}
+	dropUsed(doc, extDraco)
+	if err := embedImages(b, m.Path); err != nil {
+		return nil, err
+	}
+
+	nodes, err := sourceClothNodes(m, doc, src, opt)
+	if err != nil {
+		return nil, err
+	}
+	for _, cn := range nodes {
+		if err := bakeTargets(b, cn, a, opt); err != nil {
+			return nil, fmt.Errorf("node %d: %w", cn.node, err)
+		}
+		if cn.scale != 1 {
+			if err := addQuantizationLeaf(doc, cn); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if opt.Quantize {
+		addUsed(doc, extQuantization, true)
+	}
+	dropWeightAnimations(doc, nodes)
+	if err := addAnimation(b, nodes, a); err != nil {
+		return nil, err
+	}
+	b.finishBuffer()
+	return doc, nil
+}
+
+// sourceBytes is the size of the source's buffers.
+func sourceBytes(src *gltf.Document) int {
+	n := 0
+	for _, buf := range src.Buffers {
+		n += len(buf.Data)
+	}
+	return n
+}
+
+// cloneJSON deep-copies a glTF object through its JSON form.
+func cloneJSON[T any](v *T) (*T, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	out := new(T)
+	if err := json.Unmarshal(data, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// embedImages moves images stored as separate files next to the input into
+// the binary buffer, so the output works wherever it is written. Images
+// missing on disk keep their URI.
+func embedImages(b *binBuilder, inputPath string) error {
+	for i, im := range b.doc.Images {
+		if im.URI == "" || strings.HasPrefix(im.URI, "data:") {
+			continue
+		}
+		rel, err := url.PathUnescape(im.URI)
+		if err != nil {
+			rel = im.URI
+		}
+		if filepath.IsAbs(rel) || strings.Contains(rel, "://") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(filepath.Dir(inputPath), filepath.FromSlash(rel)))
+		if err != nil {
+			continue
+		}
+		mime := imageMIME(data)
+		if mime == "" {
+			return fmt.Errorf("images[%d] %q: unknown image format (not PNG, JPEG, WebP or KTX2)", i, im.URI)
+		}
+		view, dst := b.view(len(data), 0, gltf.TargetNone)
+		copy(dst, data)
+		im.URI, im.MimeType, im.BufferView = "", mime, gltf.Index(view)
+	}
+	return nil
+}
+
+// imageMIME names an image's type from its first bytes.
+func imageMIME(d []byte) string {
+	switch {
+	case bytes.HasPrefix(d, []byte("\x89PNG\r\n\x1a\n")):
+		return "image/png"
+	case bytes.HasPrefix(d, []byte{0xff, 0xd8, 0xff}):
+		return "image/jpeg"
+	case len(d) >= 12 && string(d[:4]) == "RIFF" && string(d[8:12]) == "WEBP":
+		return "image/webp"
+	case bytes.HasPrefix(d, []byte("\xabKTX 20\xbb\r\n\x1a\n")):
+		return "image/ktx2"
+	}
+	return ""
+}
+
+// sourceClothNodes finds the nodes whose mesh the Mesh came from, gives each
+// its own copy of the mesh where needed, and prepares the base data of every
+// primitive.
+func sourceClothNodes(m *Mesh, doc, src *gltf.Document, opt GLTFOptions) ([]*clothNode, error) {
+	refs := m.gltf.prims
+	if len(refs) != len(m.Primitives) {
+		return nil, fmt.Errorf("mesh has %d primitives but its glTF source locates %d", len(m.Primitives), len(refs))
+	}
+	start := make([]int, len(m.Primitives))
+	r := 0
+	for i := range m.Primitives {
+		start[i] = r
+		r += len(m.Primitives[i].Positions)
+	}
+
+	// nodes in order of first appearance
+	var order []int
+	byNode := map[int][]int{}
+	for i, ref := range refs {
+		if ref.Node < 0 || ref.Node >= len(doc.Nodes) || ref.Mesh < 0 || ref.Mesh >= len(doc.Meshes) {
+			return nil, fmt.Errorf("primitive %d: node %d / mesh %d not in the document", i, ref.Node, ref.Mesh)
+		}
+		if _, ok := byNode[ref.Node]; !ok {
+			order = append(order, ref.Node)
+		}
+		byNode[ref.Node] = append(byNode[ref.Node], i)
+	}
+	users := make([]int, len(doc.Meshes))
+	for _, n := range doc.Nodes {
+		if n.Mesh != nil && *n.Mesh >= 0 && *n.Mesh < len(users) {
+			users[*n.Mesh]++
+		}
+	}
+	clothUsers := make([]int, len(doc.Meshes))
+	for _, ni := range order {
+		clothUsers[refs[byNode[ni][0]].Mesh]++
+	}
+	world := worldMatrices(doc)
+
+	claimed := make([]bool, len(doc.Meshes))
+	var nodes []*clothNode
+	for _, ni := range order {
+		node := doc.Nodes[ni]
+		mi := refs[byNode[ni][0]].Mesh
+		if node.Mesh == nil || *node.Mesh != mi {
+			return nil, fmt.Errorf("node %d does not use mesh %d as the mesh's source says", ni, mi)
+		}
+		mesh := doc.Meshes[mi]
+		if claimed[mi] || users[mi] != clothUsers[mi] {
+			// another instance: its own copy of the mesh
+			cp, err := cloneJSON(mesh)
+			if err != nil {
+				return nil, fmt.Errorf("copy mesh %d: %w", mi, err)
+			}
+			doc.Meshes = append(doc.Meshes, cp)
+			node.Mesh = gltf.Index(len(doc.Meshes) - 1)
+			mesh = cp
+		}
+		claimed[mi] = true
+		node.Weights = nil
+
+		cn := &clothNode{node: ni, mesh: mesh}
+		renderOf := make([]int, len(mesh.Primitives))
+		for j := range renderOf {
+			renderOf[j] = -1
+		}
+		for _, i := range byNode[ni] {
+			pj := refs[i].Primitive
+			if pj < 0 || pj >= len(mesh.Primitives) {
+				return nil, fmt.Errorf("primitive %d: mesh %d has no primitive %d", i, mi, pj)
+			}
+			renderOf[pj] = i
+		}
+		var fit fitAcc
+		for pj, gp := range mesh.Primitives {
+			gp.Targets = nil
+			cp := clothPrim{gp: gp, render: -1}
+			pos, ok := gp.Attributes[gltf.POSITION]
+			if !ok {
+				return nil, fmt.Errorf("meshes[%d].primitives[%d] has no POSITION", mi, pj)
+			}
+			var err error
+			if cp.base, err = readVec3(src, pos); err != nil {
+				return nil, fmt.Errorf("meshes[%d].primitives[%d] POSITION: %w", mi, pj, err)
+			}
+			if i := renderOf[pj]; i >= 0 {
+				p := &m.Primitives[i]
+				if len(p.Positions) != len(cp.base) {
+					return nil, fmt.Errorf("%s: %d render vertices, the source primitive has %d", p.Name, len(p.Positions), len(cp.base))
+				}
+				cp.render = start[i]
+				cp.indices = p.Indices
+				fit.add(world[ni], cp.base, p.Positions)
+			}
+			if opt.Normals {
+				if nrm, ok := gp.Attributes[gltf.NORMAL]; ok {
+					if cp.baseN, err = readVec3(src, nrm); err != nil {
+						return nil, fmt.Errorf("meshes[%d].primitives[%d] NORMAL: %w", mi, pj, err)
+					}
+				} else {
+					cp.baseN = make([]vec.Vec3, len(cp.base))
+					idx, err := readIndices(src, gp, len(cp.base))
+					if err != nil {
+						return nil, fmt.Errorf("meshes[%d].primitives[%d] indices: %w", mi, pj, err)
+					}
+					if gp.Mode == gltf.PrimitiveTriangles {
+						primitiveNormals(cp.base, idx, cp.baseN)
+					} else {
+						for j := range cp.baseN {
+							cp.baseN[j] = vec.Vec3{Y: 1}
+						}
+					}
+					cp.needBaseN = true
+				}
+			}
+			cn.prims = append(cn.prims, cp)
+		}
+		toWorld, err := fit.transform(world[ni])
+		if err != nil {
+			return nil, fmt.Errorf("node %d: %w", ni, err)
+		}
+		cn.toLocal = toWorld.Inverse()
+		// normals go by the inverse transpose of toLocal: toWorld's transpose
+		cn.normalM = transpose3(toWorld)
+		nodes = append(nodes, cn)
+	}
+	return nodes, nil
+}
+
+// transpose3 returns the transpose of m's linear part, without translation.
+func transpose3(m vec.Mat4) vec.Mat4 {
+	o := vec.Identity()
+	for r := range 3 {
+		for c := range 3 {
+			o[r][c] = m[c][r]
+		}
+	}
+	return o
+}
+
+// fitAcc finds the uniform scale s with world = s W local, which the reader
+// applies on top of a node's world transform W (ReadOptions.Scale).
+type fitAcc struct {
+	num, den float64
+	pairs    []fitPair
+}
+
+type fitPair struct{ local, world []vec.Vec3 }
+
+func (f *fitAcc) add(w vec.Mat4, local, world []vec.Vec3) {
+	for j, l := range local {
+		q := w.MulPoint(l)
+		f.num += q.Dot(world[j])
+		f.den += q.Dot(q)
+	}
+	f.pairs = append(f.pairs, fitPair{local, world})
+}
+
+// transform returns s W and checks that it maps every source position onto
+// the mesh's within float32 precision.
+func (f *fitAcc) transform(w vec.Mat4) (vec.Mat4, error) {
+	s := 1.0
+	if f.den > 0 && f.num > 0 {
+		s = f.num / f.den
+	}
+	if math.Abs(s-1) < 1e-6 {
+		s = 1
+	}
+	m := vec.ScaleMat(vec.V(s, s, s)).Mul(w)
+	if d := m.Det3(); d == 0 || d != d {
+		return m, errors.New("the node's world transform is singular: the baked mesh cannot be written in its local space")
+	}
+	worst, size := 0.0, 0.0
+	for _, p := range f.pairs {
+		for j, l := range p.local {
+			worst = max(worst, m.MulPoint(l).Sub(p.world[j]).Len())
+			size = max(size, p.world[j].Len())
+		}
+	}
+	if worst > 1e-5*(1+size) {
+		return m, fmt.Errorf("the mesh's positions are %g m away from the source document's (transformed by the node and a scale of %g): was the mesh changed after reading?", worst, s)
+	}
+	return m, nil
+}
+
+// worldMatrices returns every node's world transform.
+func worldMatrices(doc *gltf.Document) []vec.Mat4 {
+	parent := make([]int, len(doc.Nodes))
+	for i := range parent {
+		parent[i] = -1
+	}
+	for i, n := range doc.Nodes {
+		for _, c := range n.Children {
+			if c >= 0 && c < len(parent) && parent[c] < 0 && c != i {
+				parent[c] = i
+			}
+		}
+	}
+	world := make([]vec.Mat4, len(doc.Nodes))
+	done := make([]bool, len(doc.Nodes))
+	var get func(i, depth int) vec.Mat4
+	get = func(i, depth int) vec.Mat4 {
+		if done[i] {
+			return world[i]
+		}
+		l := localMatrix(doc.Nodes[i])
+		if p := parent[i]; p >= 0 && depth < len(doc.Nodes) {
+			l = get(p, depth+1).Mul(l)
+		}
+		world[i], done[i] = l, true
+		return l
+	}
+	for i := range doc.Nodes {
+		get(i, 0)
+	}
+	return world
+}
+
+// localMatrix returns a node's transform relative to its parent.
+func localMatrix(n *gltf.Node) vec.Mat4 {
+	if n.Matrix != gltf.DefaultMatrix && n.Matrix != [16]float64{} {
+		return vec.Mat4FromColumnMajor(n.Matrix)
+	}
+	t, r, s := n.TranslationOrDefault(), n.RotationOrDefault(), n.ScaleOrDefault()
+	return vec.TRS(vec.V(t[0], t[1], t[2]), vec.Quat{X: r[0], Y: r[1], Z: r[2], W: r[3]}.Normalize(), vec.V(s[0], s[1], s[2]))
+}
+
+// readVec3 reads a VEC3 accessor of any component type, normalized or not,
+// dense or sparse, as float64 vectors.
+func readVec3(doc *gltf.Document, idx int) ([]vec.Vec3, error) {
+	if idx < 0 || idx >= len(doc.Accessors) {
+		return nil, fmt.Errorf("accessor %d does not exist", idx)
+	}
+	acc := doc.Accessors[idx]
+	raw, err := modeler.ReadAccessor(doc, acc, nil)
+	if err != nil {
+		return nil, fmt.Errorf("accessor %d: %w", idx, err)
+	}
+	out := make([]vec.Vec3, acc.Count)
+	conv := func(x, norm float64, lo float64) float64 {
+		if !acc.Normalized {
+			return x
+		}
+		return math.Max(x/norm, lo)
+	}
+	switch v := raw.(type) {
+	case [][3]float32:
+		for i, q := range v {
+			out[i] = vec.FromF32(q)
+		}
+	case [][3]int8:
+		for i, q := range v {
+			out[i] = vec.V(conv(float64(q[0]), 127, -1), conv(float64(q[1]), 127, -1), conv(float64(q[2]), 127, -1))
+		}
+	case [][3]uint8:
+		for i, q := range v {
+			out[i] = vec.V(conv(float64(q[0]), 255, 0), conv(float64(q[1]), 255, 0), conv(float64(q[2]), 255, 0))
+		}
+	case [][3]int16:
+		for i, q := range v {
+			out[i] = vec.V(conv(float64(q[0]), 32767, -1), conv(float64(q[1]), 32767, -1), conv(float64(q[2]), 32767, -1))
+		}
+	case [][3]uint16:
+		for i, q := range v {
+			out[i] = vec.V(conv(float64(q[0]), 65535, 0), conv(float64(q[1]), 65535, 0), conv(float64(q[2]), 65535, 0))
+		}
+	default:
+		return nil, fmt.Errorf("accessor %d: %T is not a VEC3 of float, byte or short", idx, raw)
+	}
+	return out, nil
+}
+
+// readIndices returns a triangle primitive's indices (0..n-1 when it has
+// none).
+func readIndices(doc *gltf.Document, p *gltf.Primitive, n int) ([]int32, error) {
+	if p.Indices == nil {
+		ix := make([]int32, n-n%3)
+		for i := range ix {
+			ix[i] = int32(i)
+		}
+		return ix, nil
+	}
+	if *p.Indices < 0 || *p.Indices >= len(doc.Accessors) {
+		return nil, fmt.Errorf("accessor %d does not exist", *p.Indices)
+	}
+	u, err := modeler.ReadIndices(doc, doc.Accessors[*p.Indices], nil)
+	if err != nil {
+		return nil, err
+	}
+	ix := make([]int32, len(u)-len(u)%3)
+	for i := range ix {
+		if int(u[i]) >= n {
+			return nil, fmt.Errorf("index %d out of range (%d vertices)", u[i], n)
+		}
+		ix[i] = int32(u[i])
+	}
+	return ix, nil
+}
+
+// addQuantizationLeaf moves cn's mesh onto a new child node scaled by
+// cn.scale, the dequantization transform KHR_mesh_quantization expects for
+// displacements beyond [-1, 1], leaving the node's own transform, children
+// and animation as they were.
+func addQuantizationLeaf(doc *gltf.Document, cn *clothNode) error {
+	node := doc.Nodes[cn.node]
+	if node.Skin != nil {
+		return fmt.Errorf("node %d: quantizing a skinned cloth mesh that moves more than 1 unit is not supported: write without --quantize", cn.node)
+	}
+	s := cn.scale
+	leaf := &gltf.Node{
+		Name:   node.Name + " (drape quantized)",
+		Mesh:   node.Mesh,
+		Matrix: gltf.DefaultMatrix, Rotation: gltf.DefaultRotation,
+		Scale: [3]float64{s, s, s},
+	}
+	doc.Nodes = append(doc.Nodes, leaf)
+	li := len(doc.Nodes) - 1
+	node.Mesh = nil
+	node.Children = append(node.Children, li)
+	cn.node = li
+	return nil
+}
+
+// dropWeightAnimations removes the source's animation channels that drive
+// the morph weights of a baked node (its old targets are gone), then
+// samplers and animations left unused.
+func dropWeightAnimations(doc *gltf.Document, nodes []*clothNode) {
+	baked := make([]bool, len(doc.Nodes))
+	for _, cn := range nodes {
+		baked[cn.node] = true
+	}
+	for i, n := range doc.Nodes {
+		// a node whose mesh moved to a quantization leaf is baked as well
+		if n.Mesh == nil && len(n.Children) > 0 {
+			for _, cn := range nodes {
+				if slices.Contains(n.Children, cn.node) {
+					baked[i] = true
+				}
+			}
+		}
+	}
+	var keep []*gltf.Animation
+	for _, an := range doc.Animations {
+		var chans []*gltf.AnimationChannel
+		for _, ch := range an.Channels {
+			if ch.Target.Path == gltf.TRSWeights && ch.Target.Node != nil && *ch.Target.Node >= 0 && *ch.Target.Node < len(baked) && baked[*ch.Target.Node] {
+				continue
+			}
+			chans = append(chans, ch)
+		}
+		if len(chans) == 0 {
+			continue
+		}
+		if len(chans) != len(an.Channels) {
+			remap := make([]int, len(an.Samplers))
+			for i := range remap {
+				remap[i] = -1
+			}
+			var samplers []*gltf.AnimationSampler
+			for _, ch := range chans {
+				if ch.Sampler < 0 || ch.Sampler >= len(remap) {
+					continue
+				}
+				if remap[ch.Sampler] < 0 {
+					remap[ch.Sampler] = len(samplers)
+					samplers = append(samplers, an.Samplers[ch.Sampler])
+				}
+				ch.Sampler = remap[ch.Sampler]
+			}
+			an.Channels, an.Samplers = chans, samplers
+		}
+		keep = append(keep, an)
+	}
+	doc.Animations = keep
+}
