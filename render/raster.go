@@ -26,6 +26,7 @@ type Renderer struct {
 	vn     []vec.Vec3
 	vv     []vec.Vec3
 	v      view
+	shadow shadowMap
 }
 
 // NewRenderer returns a Renderer with empty buffers; they grow on first use.
@@ -58,6 +59,10 @@ func (r *Renderer) Render(dst *image.RGBA, cam Camera, s *Scene, opt Options) {
 	r.resize(w*ss, h*ss)
 	r.v = cam.prepare(w*ss, h*ss)
 	r.mats = append(r.mats[:0], Color{})
+	r.shadow.ok = false
+	if !opt.NoShadows {
+		r.buildShadow(s, opt.Light)
+	}
 	if s != nil {
 		r.drawSurface(&s.Cloth, DefaultFront, DefaultBack)
 		for i := range s.Extras {

@@ -465,3 +465,35 @@ func TestSRGB(t *testing.T) {
 		}
 	}
 }
+
+// TestShadow floats a square above the ground, lit from the upper right:
+// its shadow darkens the ground to its left, the ground to its right is
+// untouched, and the lit square itself shows no self-shadowing (acne).
+func TestShadow(t *testing.T) {
+	const w, h = 160, 120
+	grey := RGB8(180, 180, 180)
+	sq := quad(vec.V(-0.5, 1, 0.5), vec.V(0.5, 1, 0.5), vec.V(0.5, 1, -0.5), vec.V(-0.5, 1, -0.5), grey, grey)
+	s := &Scene{Cloth: sq, Ground: true, GroundY: 0}
+	cam := Camera{Eye: vec.V(0, 4, 6), Target: vec.Vec3{}, FovY: 40}
+	light := vec.V(1, 1, 0) // shadow falls 1 m to the left: x in [-1.5, -0.5]
+	on := renderImage(t, cam, s, w, h, Options{Light: light})
+	off := renderImage(t, cam, s, w, h, Options{Light: light, NoShadows: true})
+	at := func(img *image.RGBA, p vec.Vec3) float64 {
+		x, y, _, ok := cam.Project(p, w, h)
+		if !ok {
+			t.Fatalf("Project(%v) not in view", p)
+		}
+		return float64(img.RGBAAt(int(x), int(y)).G)
+	}
+	// same checker parity and distance from the ground's centre
+	shadowed, lit := vec.V(-1.1, 0, 0.1), vec.V(1.9, 0, 0.1)
+	if a, b := at(on, shadowed), at(off, shadowed); a > 0.6*b {
+		t.Errorf("ground in the square's shadow = %v, want < 0.6 x its unshadowed %v", a, b)
+	}
+	if a, b := at(on, lit), at(off, lit); a != b {
+		t.Errorf("ground outside the shadow = %v with shadows, %v without, want equal", a, b)
+	}
+	if a, b := at(on, vec.V(0.1, 1, 0.1)), at(off, vec.V(0.1, 1, 0.1)); a != b {
+		t.Errorf("lit square = %v with shadows, %v without, want equal (no acne)", a, b)
+	}
+}

@@ -30,6 +30,9 @@ type Options struct {
 	// vertical background gradient; both black means the default dark
 	// blue-grey gradient.
 	BackgroundTop, BackgroundBottom Color
+	// NoShadows turns off the key light's shadows (a shadow map of the
+	// cloth and extras, falling on them and on the ground).
+	NoShadows bool
 }
 
 // DefaultLight is the direction towards the key light: high, in front and
@@ -150,7 +153,7 @@ func (r *Renderer) shade(dst *image.RGBA, s *Scene, opt Options, ss int) {
 	// ground plane: y = gy, checkered, matte, fading out around the target
 	ground := s != nil && s.Ground && !math.IsNaN(s.GroundY) && !math.IsInf(s.GroundY, 0)
 	var gy, cell, fadeR2, cx, cz float64
-	var gcol [2][3]float64
+	var gcol, gshade [3][3]float64 // checker colours 0, 1 and their mean 2
 	if ground {
 		height := v.eye.Y - s.GroundY
 		ground = height > 0
@@ -168,6 +171,12 @@ func (r *Renderer) shade(dst *image.RGBA, s *Scene, opt Options, ss int) {
 		lit := (ambient + diffuse*math.Max(0, light.Y)) * exposure
 		for k, c := range groundColors {
 			gcol[k] = [3]float64{aces(c.R * lit), aces(c.G * lit), aces(c.B * lit)}
+			a := ambient * exposure
+			gshade[k] = [3]float64{aces(c.R * a), aces(c.G * a), aces(c.B * a)}
+		}
+		for ch := 0; ch < 3; ch++ {
+			gcol[2][ch] = 0.5 * (gcol[0][ch] + gcol[1][ch])
+			gshade[2][ch] = 0.5 * (gshade[0][ch] + gshade[1][ch])
 		}
 	}
 
@@ -200,11 +209,22 @@ func (r *Renderer) shade(dst *image.RGBA, s *Scene, opt Options, ss int) {
 							if d2 < fadeR2 {
 								f := 1 - d2/fadeR2
 								f *= f
+								// checker contrast fades where a cell gets
+								// under a few samples wide, against moiré
+								foot := t * 2 * v.tanY / v.h * dir.Len() / -dir.Y
+								contrast := math.Max(0, math.Min(1, (cell/foot-2)/4))
 								k := (int64(math.Floor(hx/cell)) + int64(math.Floor(hz/cell))) & 1
-								g := &gcol[k]
-								sr += bg[3*y] + f*(g[0]-bg[3*y])
-								sg += bg[3*y+1] + f*(g[1]-bg[3*y+1])
-								sb += bg[3*y+2] + f*(g[2]-bg[3*y+2])
+								l := r.shadow.lit(vec.V(hx, gy, hz), vec.V(0, 1, 0))
+								var gc [3]float64
+								for ch := range gc {
+									inLight := gcol[2][ch] + contrast*(gcol[k][ch]-gcol[2][ch])
+									inShade := gshade[2][ch] + contrast*(gshade[k][ch]-gshade[2][ch])
+									gc[ch] = inShade + l*(inLight-inShade)
+								}
+								gr, gg, gb := gc[0], gc[1], gc[2]
+								sr += bg[3*y] + f*(gr-bg[3*y])
+								sg += bg[3*y+1] + f*(gg-bg[3*y+1])
+								sb += bg[3*y+2] + f*(gb-bg[3*y+2])
 								continue
 							}
 							if m == 0 {
@@ -227,10 +247,14 @@ func (r *Renderer) shade(dst *image.RGBA, s *Scene, opt Options, ss int) {
 					lit := ambient
 					spec := 0.0
 					if nl > 0 {
+						// the sample's world position, for the shadow map
+						p := v.eye.AddScaled(dir, 1/float64(r.depth[i]))
+						sh := r.shadow.lit(p, n)
+						nl *= sh
 						lit += diffuse * nl
 						refl := n.Scale(2 * nl).Sub(light)
 						if rv := refl.Dot(view); rv > 0 {
-							spec = specular * specPow(rv)
+							spec = specular * sh * specPow(rv)
 						}
 					}
 					c := r.mats[m]
