@@ -135,7 +135,7 @@ func FuzzReadSTL(f *testing.F) {
 
 func FuzzReadGLB(f *testing.F) {
 	fuzzSeeds(f, ".glb", ".gltf")
-	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, "fuzz.glb", FormatGLB) })
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, "fuzz.gltf", FormatGLTF) })
 }
 
 // FuzzWeld welds meshes built from raw bytes: coordinates on a coarse

@@ -3,6 +3,7 @@ package meshio
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -191,6 +192,9 @@ func (o *objReader) parseVec(b []byte, min int, what string) ([3]float64, error)
 			break
 		}
 		f, err := parseFloat(w)
+		if err != nil && errors.Is(err, strconv.ErrRange) {
+			err = nil // overflow gives ±Inf, caught below; underflow gives 0
+		}
 		if err != nil {
 			return p, o.errf("%s: %q is not a number", what, w)
 		}
