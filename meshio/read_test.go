@@ -23,14 +23,14 @@ func readString(t *testing.T, name, data string, opt ReadOptions) (*Mesh, error)
 
 func TestReadOBJ(t *testing.T) {
 	tests := []struct {
-		name       string
-		obj        string
-		verts      int // SourceVertices
-		render     int
-		tris       int
-		welded     int
-		prims      int
-		warnings   int
+		name        string
+		obj         string
+		verts       int // SourceVertices
+		render      int
+		tris        int
+		welded      int
+		prims       int
+		warnings    int
 		hasUV, hasN bool
 	}{
 		{"triangle", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", 3, 3, 1, 3, 1, 0, false, false},
