@@ -338,6 +338,7 @@ func TestWriteGLTFRealClients(t *testing.T) {
 						w[j] = ToBlenderAxes(p)
 					}
 					worst, how := compareFlat(bf.Frames[fi].Positions[oi], w)
+					t.Logf("Blender %s object %s scene frame %s: max error %.2g m (%s)", c.name, bf.Objects[oi].Name, sceneFrames[fi], worst, how)
 					if worst > clientTol {
 						t.Errorf("Blender %s object %s at scene frame %s (stored frame %d): max error %.3g m (%s), want <= %g", c.name, bf.Objects[oi].Name, sceneFrames[fi], k, worst, how, clientTol)
 					}
@@ -377,6 +378,7 @@ func TestWriteGLTFRealClients(t *testing.T) {
 					got = append(got, r.Frames[fi].Positions[mi]...)
 				}
 				worst, how := compareFlat(got, c.a.Frames[k])
+				t.Logf("three.js %s t = %.4g s: max error %.2g m (%s)", c.name, c.a.Times[k], worst, how)
 				if worst > clientTol {
 					t.Errorf("three.js %s at t = %g s (stored frame %d): max error %.3g m (%s), want <= %g", c.name, c.a.Times[k], k, worst, how, clientTol)
 				}

@@ -4,7 +4,8 @@ For each (MESH, CACHE) pair: clears the scene (24 fps), imports the base mesh
 MESH (an .obj through Blender's C++ OBJ importer with its default axes, a
 Y-up file to the Z-up scene, keeping the order of the v lines; or a
 .glb/.gltf through the glTF importer), adds to every mesh object a Mesh Cache
-modifier reading CACHE (.pc2 as PC2, .mdd as MDD; default settings: Frame
+modifier reading CACHE (.pc2 as PC2, .mdd as MDD; the import's object
+rotation is first applied to the mesh, see below; default settings: Frame
 time mode, frame start 0, so sample k plays at scene frame k), and for each
 scene frame in FRAMES (comma-separated) records the evaluated world-space
 vertex positions. Prints one JSON line (see drape_eval.emit) shaped like
@@ -34,6 +35,14 @@ def main():
         if res != {"FINISHED"}:
             raise SystemExit("import of %s returned %s" % (mesh, res))
         objs = drape_eval.mesh_objects()
+        # Blender's C++ OBJ importer keeps the file's coordinates and turns
+        # the Y-up file upright with a 90 degree rotation of the object; bake
+        # that rotation into the mesh so its vertices are in Blender's Z-up
+        # axes, as those of a mesh modelled in Blender are, which is what a
+        # cache written with drape's Blender axes targets.
+        for o in objs:
+            o.data.transform(o.matrix_basis)
+            o.matrix_basis.identity()
         for o in objs:
             mod = o.modifiers.new("drape cache", "MESH_CACHE")
             mod.cache_format = "MDD" if cache.lower().endswith(".mdd") else "PC2"
