@@ -245,7 +245,12 @@ func (r *gltfReader) read() (*Mesh, error) {
 	}
 	src := &gltfSource{doc: doc}
 	r.modes = map[string]bool{}
+	named := map[int]bool{}
 	for _, in := range insts {
+		if !named[in.mesh] {
+			named[in.mesh] = true
+			m.MeshNames = append(m.MeshNames, r.meshName(in.mesh))
+		}
 		mesh := doc.Meshes[in.mesh]
 		for pi, prim := range mesh.Primitives {
 			p, ok, err := r.primitive(in, pi, prim)

@@ -75,6 +75,9 @@ type Mesh struct {
 	// Name is the cloth mesh's name (glTF mesh name, OBJ object, or the file
 	// name for STL).
 	Name string
+	// MeshNames lists the meshes read: glTF mesh names (or "mesh N") in
+	// order of first instance; the OBJ object or file name otherwise.
+	MeshNames []string
 	// Primitives are the render pieces in file order. For glTF, one entry per
 	// (node instance, primitive); for OBJ one per material group.
 	Primitives []Primitive

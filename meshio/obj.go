@@ -457,5 +457,6 @@ func (o *objReader) mesh() (*Mesh, error) {
 	if o.firstObject != "" {
 		m.Name = o.firstObject
 	}
+	m.MeshNames = []string{m.Name}
 	return m, nil
 }

@@ -81,6 +81,7 @@ func readSTL(data []byte, name string, opt ReadOptions) (*Mesh, error) {
 		return nil, &ParseError{Path: name, Msg: "no facets", Err: ErrNoGeometry}
 	}
 	m.Primitives = []Primitive{p}
+	m.MeshNames = []string{m.Name}
 	return m, nil
 }
 
