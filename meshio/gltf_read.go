@@ -21,7 +21,7 @@ import (
 const (
 	// maxZeroAccessor is the largest accessor without a bufferView (all
 	// zeros plus sparse values) we accept [elements].
-	maxZeroAccessor = 1 << 24
+	maxZeroAccessor = 1 << 20
 	// maxNodeDepth bounds the node hierarchy.
 	maxNodeDepth = 1000
 )

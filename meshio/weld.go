@@ -48,7 +48,7 @@ const minCellRel = 1e-9
 // error wrapping ErrNoGeometry.
 func Weld(m *Mesh, opt WeldOptions) (*Welded, error) {
 	if err := opt.Validate(); err != nil {
-		return nil, err
+		return nil, &ParseError{Path: m.Path, Place: "weld options", Msg: err.Error()}
 	}
 	nv := m.NumVertices()
 	w := &Welded{
