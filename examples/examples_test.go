@@ -1,0 +1,201 @@
+// Package examples_test bakes a shortened version of every example scene
+// through the real bake path (bake.LoadScene + bake.Run, as `drape bake`
+// does) and checks its report and its last baked frame: no divergence, no
+// collider penetration beyond the cloth thickness, no self-intersecting
+// triangle pairs, a bounded stretch, and one physics figure per scene.
+package examples_test
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/drape-sim/drape/bake"
+	"github.com/drape-sim/drape/internal/vec"
+)
+
+// maxStretch bounds the largest edge strain over all frames: cloth that
+// stretches by more than this has not converged or has blown up.
+const maxStretch = 0.25
+
+// figures are what a check sees of one shortened bake.
+type figures struct {
+	rep  *bake.Report
+	last []vec.Vec3 // last frame in the input file's vertex order [m]
+	rest []vec.Vec3 // first frame (rest pose) [m]
+}
+
+func (f figures) bounds() (lo, hi vec.Vec3) {
+	lo = vec.V(math.Inf(1), math.Inf(1), math.Inf(1))
+	hi = lo.Scale(-1)
+	for _, p := range f.last {
+		lo, hi = lo.Min(p), hi.Max(p)
+	}
+	return lo, hi
+}
+
+func (f figures) meanZ() float64 {
+	s := 0.0
+	for _, p := range f.last {
+		s += p.Z
+	}
+	return s / float64(len(f.last))
+}
+
+var examples = []struct {
+	name   string
+	frames int
+	// check returns "" when the scene's physics figure is sane, or what is
+	// wrong.
+	check func(f figures) string
+}{
+	{"tablecloth", 24, func(f figures) string {
+		// the table top is at y = 0.005; the cloth must drape over its rim
+		if f.rep.LowestY >= 0 {
+			return fmt.Sprintf("lowest point y = %.4f m, want below the table top (0.005 m) after 1 s", f.rep.LowestY)
+		}
+		if f.rep.HighestY > 0.1 {
+			return fmt.Sprintf("highest point y = %.4f m, want < 0.1 m: the cloth should have landed on the table", f.rep.HighestY)
+		}
+		return ""
+	}},
+	{"flag", 24, func(f figures) string {
+		// the pole edge holds the flag's top corner (vertex 10) in place
+		if d := f.last[10].Sub(f.rest[10]).Len(); d > 1e-3 {
+			return fmt.Sprintf("pinned pole vertex 10 moved %.4f m, want <= 1 mm", d)
+		}
+		// the wind must lift the free edge: the far corner (vertex 430)
+		// hangs 1.07 m below the top at rest
+		if f.last[430].Y <= f.rest[430].Y {
+			return fmt.Sprintf("free corner y = %.4f m, want above its rest height %.4f m in a 7 m/s wind", f.last[430].Y, f.rest[430].Y)
+		}
+		return ""
+	}},
+	{"curtain", 24, func(f figures) string {
+		if math.Abs(f.rep.HighestY-2) > 1e-3 {
+			return fmt.Sprintf("highest point y = %.4f m, want the rod height 2 m ± 1 mm", f.rep.HighestY)
+		}
+		// the ball (surface at z = -0.25 m after 1 s) pushes the cloth back
+		if lo, _ := f.bounds(); lo.Z > -0.15 {
+			return fmt.Sprintf("curtain min z = %.4f m, want < -0.15 m: the ball should push it back", lo.Z)
+		}
+		return ""
+	}},
+	{"cape", 24, func(f figures) string {
+		// the shoulders walk 0.6 m along +Z in the first second; the cape
+		// follows, trailing behind them
+		if mz := f.meanZ(); mz < 0.1 || mz > 0.6 {
+			return fmt.Sprintf("cape mean z = %.4f m, want in 0.1..0.6 m (it follows the shoulders to z = 0.6 m)", mz)
+		}
+		return ""
+	}},
+	{"tshirt", 12, func(f figures) string {
+		// the body's feet are at y = -0.818 m: the jeans must stay on the
+		// body, not slide off it or fall through
+		if f.rep.LowestY < -0.82 {
+			return fmt.Sprintf("lowest point y = %.4f m, want >= -0.82 m (the feet)", f.rep.LowestY)
+		}
+		if f.rep.HighestY > 0.70 {
+			return fmt.Sprintf("highest point y = %.4f m, want <= 0.70 m (the collar starts at 0.697 m)", f.rep.HighestY)
+		}
+		return ""
+	}},
+	{"sheet", 30, func(f figures) string {
+		// the sheet starts upright up to y = 1.45 m and heaps on the floor
+		if f.rep.HighestY > 0.7 {
+			return fmt.Sprintf("highest point y = %.4f m, want < 0.7 m: the sheet should have collapsed after 1.25 s", f.rep.HighestY)
+		}
+		if f.rep.LowestY < -f.rep.Thickness {
+			return fmt.Sprintf("lowest point y = %.4f m, want >= -thickness %.4f m (the floor)", f.rep.LowestY, f.rep.Thickness)
+		}
+		return ""
+	}},
+}
+
+func TestExamples(t *testing.T) {
+	for _, ex := range examples {
+		t.Run(ex.name, func(t *testing.T) {
+			path := filepath.Join(ex.name, "scene.json")
+			sc, err := bake.LoadScene(path)
+			if err != nil {
+				t.Fatalf("LoadScene(%s): %v", path, err)
+			}
+			sc.Frames = ex.frames
+			out := filepath.Join(t.TempDir(), ex.name+".pc2")
+			sc.Output = bake.Outputs{out}
+			rep, err := bake.Run(context.Background(), sc, bake.Options{})
+			if err != nil {
+				t.Fatalf("bake %s (%d frames): %v", path, ex.frames, err)
+			}
+			frames, err := readPC2(out)
+			if err != nil {
+				t.Fatalf("read %s: %v", out, err)
+			}
+			if len(frames) != ex.frames {
+				t.Fatalf("bake %s: %d frames in the point cache, want %d", path, len(frames), ex.frames)
+			}
+			f := figures{rep: rep, rest: frames[0], last: frames[len(frames)-1]}
+			for _, fr := range [][]vec.Vec3{f.rest, f.last} {
+				for i := range fr {
+					fr[i] = fr[i].Scale(sc.Scale)
+				}
+			}
+			for name, v := range map[string]float64{
+				"lowest_y": rep.LowestY, "highest_y": rep.HighestY, "mean_y": rep.MeanY,
+				"max_stretch": rep.MaxStretch, "max_penetration": rep.MaxPenetration,
+			} {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					t.Errorf("bake %s: %s = %v, want finite", path, name, v)
+				}
+			}
+			if rep.MaxStretch > maxStretch {
+				t.Errorf("bake %s: max stretch = %.1f %%, want <= %.0f %%", path, 100*rep.MaxStretch, 100*maxStretch)
+			}
+			if rep.MaxPenetration > rep.Thickness {
+				t.Errorf("bake %s: max penetration = %.2f mm, want <= the thickness %.2f mm", path, 1000*rep.MaxPenetration, 1000*rep.Thickness)
+			}
+			if rep.SelfIntersections != 0 {
+				t.Errorf("bake %s: self-intersecting triangle pairs = %d, want 0", path, rep.SelfIntersections)
+			}
+			if msg := ex.check(f); msg != "" {
+				t.Errorf("bake %s (%d frames): %s", path, ex.frames, msg)
+			}
+			t.Logf("%s: %d frames, %.1f ms/frame, lowest %.4f m, highest %.4f m, max stretch %.2f %%, max penetration %.2f mm, self-intersections %d",
+				ex.name, ex.frames, 1000*rep.SecondsPerFrame, rep.LowestY, rep.HighestY, 100*rep.MaxStretch, 1000*rep.MaxPenetration, rep.SelfIntersections)
+		})
+	}
+}
+
+// readPC2 reads every frame of a PC2 point cache (positions in the input
+// file's own units and vertex order).
+func readPC2(path string) ([][]vec.Vec3, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) < 32 || string(b[:12]) != "POINTCACHE2\x00" {
+		return nil, fmt.Errorf("not a PC2 file (%d bytes)", len(b))
+	}
+	le := binary.LittleEndian
+	n, samples := int(int32(le.Uint32(b[16:]))), int(int32(le.Uint32(b[28:])))
+	if n <= 0 || samples <= 0 || len(b) != 32+12*n*samples {
+		return nil, fmt.Errorf("%d points x %d samples does not match %d bytes", n, samples, len(b))
+	}
+	out := make([][]vec.Vec3, samples)
+	off := 32
+	for k := range out {
+		out[k] = make([]vec.Vec3, n)
+		for i := range out[k] {
+			x := math.Float32frombits(le.Uint32(b[off:]))
+			y := math.Float32frombits(le.Uint32(b[off+4:]))
+			z := math.Float32frombits(le.Uint32(b[off+8:]))
+			out[k][i] = vec.V(float64(x), float64(y), float64(z))
+			off += 12
+		}
+	}
+	return out, nil
+}
