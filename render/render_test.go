@@ -13,7 +13,18 @@ import (
 	"github.com/drape-sim/drape/internal/vec"
 )
 
-var previewPath = flag.String("preview", "", "also write the draped-cloth preview PNG to this path, to look at")
+var previewDir = flag.String("preview", "", "also write the preview pictures (preview.png, sheet.png, bake.gif) to this directory, to look at")
+
+// keep writes data to name in the -preview directory, if one is given.
+func keep(t *testing.T, name string, data []byte) {
+	t.Helper()
+	if *previewDir == "" {
+		return
+	}
+	if err := os.WriteFile(filepath.Join(*previewDir, name), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // TestDrapedCloth renders a cloth draped over a ball, as seed 000 measures
 // its preview: the cloth's pixel coverage must match a ray-cast oracle of
@@ -101,7 +112,7 @@ func TestDrapedCloth(t *testing.T) {
 
 // TestPreviewPNG renders the draped cloth with the ball and the ground as
 // the preview command will, writes it as a PNG and reads it back
-// unchanged. With -preview=FILE it also writes the picture there.
+// unchanged. With -preview=DIR it also writes the picture there.
 func TestPreviewPNG(t *testing.T) {
 	const w, h = 640, 480
 	s := &Scene{
@@ -122,11 +133,7 @@ func TestPreviewPNG(t *testing.T) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if *previewPath != "" {
-		if err := os.WriteFile(*previewPath, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	keep(t, "preview.png", buf.Bytes())
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -496,4 +503,86 @@ func TestShadow(t *testing.T) {
 	if a, b := at(on, vec.V(0.1, 1, 0.1)), at(off, vec.V(0.1, 1, 0.1)); a != b {
 		t.Errorf("lit square = %v with shadows, %v without, want equal (no acne)", a, b)
 	}
+}
+
+// TestBakeSheet renders four frames of a cloth falling from flat onto the
+// ball with one camera framing all of them, as the preview command does,
+// and packs them into a labelled contact sheet and a GIF: the cloth must
+// be in view in every frame and move between them.
+func TestBakeSheet(t *testing.T) {
+	const w, h, n = 320, 240, 4
+	draped := drapedCloth(41)
+	flat := draped
+	flat.Positions = make([]vec.Vec3, len(draped.Positions))
+	for j := 0; j < 41; j++ {
+		for i := 0; i < 41; i++ {
+			flat.Positions[j*41+i] = vec.V((float64(i)/40-0.5)*2.4, 2, (float64(j)/40-0.5)*2.4)
+		}
+	}
+	ball := sphereMesh(drapeCentre, drapeRadius, 16, 32)
+	scenes := make([]*Scene, n)
+	var lo, hi vec.Vec3
+	for f := range scenes {
+		s := &Scene{Cloth: flat, Extras: []Surface{ball}, Ground: true}
+		s.Cloth.Positions = make([]vec.Vec3, len(flat.Positions))
+		for k := range s.Cloth.Positions {
+			s.Cloth.Positions[k] = flat.Positions[k].Lerp(draped.Positions[k], float64(f)/(n-1))
+		}
+		scenes[f] = s
+		a, b, _ := SceneBounds(s)
+		if f == 0 {
+			lo, hi = a, b
+		}
+		lo, hi = lo.Min(a), hi.Max(b)
+	}
+	cam := AutoCamera(lo, hi, float64(w)/h)
+	r := NewRenderer()
+	frames := make([]*image.RGBA, n)
+	labels := make([]string, n)
+	var prev []bool
+	for f, s := range scenes {
+		s.GroundY = lo.Y
+		frames[f] = image.NewRGBA(image.Rect(0, 0, w, h))
+		r.Render(frames[f], cam, s, Options{})
+		labels[f] = "frame " + string(rune('0'+f*3)) + "0"
+		// the cloth stays inside the frame: no cloth-coloured pixel on
+		// the border, and it moves between frames
+		red := make([]bool, w*h)
+		for i := range red {
+			p := frames[f].Pix[4*i:]
+			red[i] = int(p[0]) > 2*int(p[1])+10 && int(p[0]) > 2*int(p[2])+10
+		}
+		for x := 0; x < w; x++ {
+			if red[x] || red[(h-1)*w+x] {
+				t.Errorf("frame %d: cloth touches the top or bottom edge at x = %d", f, x)
+				break
+			}
+		}
+		if prev != nil {
+			moved := 0
+			for i := range red {
+				if red[i] != prev[i] {
+					moved++
+				}
+			}
+			if moved < w*h/100 {
+				t.Errorf("frame %d: only %d px changed from frame %d, want the motion visible", f, moved, f-1)
+			}
+		}
+		prev = red
+	}
+	sheet := ContactSheet(frames, labels, 2)
+	if sheet.Rect.Dx() != 2*w || sheet.Rect.Dy() != 2*h {
+		t.Errorf("ContactSheet(4 frames, 2 cols) = %v, want %dx%d", sheet.Rect.Size(), 2*w, 2*h)
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, sheet); err != nil {
+		t.Fatal(err)
+	}
+	keep(t, "sheet.png", buf.Bytes())
+	buf.Reset()
+	if err := EncodeGIF(&buf, frames, 2); err != nil {
+		t.Fatalf("EncodeGIF: %v", err)
+	}
+	keep(t, "bake.gif", buf.Bytes())
 }

@@ -6,14 +6,16 @@ import (
 	"github.com/drape-sim/drape/internal/vec"
 )
 
-// shadowSize is the side of the key light's shadow map [texels].
-const shadowSize = 1024
+// The side of the key light's shadow map follows the sample grid's
+// larger side, within these bounds [texels].
+const minShadowSize, maxShadowSize = 512, 2048
 
 // shadowMap is an orthographic depth map seen from the key light (a
 // directional light): for each texel the smallest depth along the light
 // direction of any triangle of the scene.
 type shadowMap struct {
 	ok         bool
+	size       int       // side [texels]
 	lx, ly, lz vec.Vec3  // light axes; lz is the direction light travels
 	u0, v0     float64   // world offset of texel 0 along lx, ly [m]
 	scale      float64   // texels per metre
@@ -29,6 +31,7 @@ func (r *Renderer) buildShadow(s *Scene, light vec.Vec3) {
 	if s == nil {
 		return
 	}
+	sm.size = max(minShadowSize, min(maxShadowSize, r.sw, r.sh))
 	sm.lz = light.Neg()
 	helper := vec.V(0, 1, 0)
 	if math.Abs(sm.lz.Y) > 0.9 {
@@ -58,12 +61,13 @@ func (r *Renderer) buildShadow(s *Scene, light vec.Vec3) {
 	}
 	size *= 1.02 // keep the border texels empty
 	sm.u0, sm.v0 = 0.5*(u0+u1)-0.5*size, 0.5*(v0+v1)-0.5*size
-	sm.scale = shadowSize / size
-	sm.texel = size / shadowSize
-	if cap(sm.depth) < shadowSize*shadowSize {
-		sm.depth = make([]float32, shadowSize*shadowSize)
+	n := sm.size * sm.size
+	sm.scale = float64(sm.size) / size
+	sm.texel = size / float64(sm.size)
+	if cap(sm.depth) < n {
+		sm.depth = make([]float32, n)
 	}
-	sm.depth = sm.depth[:shadowSize*shadowSize]
+	sm.depth = sm.depth[:n]
 	inf := float32(math.Inf(1))
 	for i := range sm.depth {
 		sm.depth[i] = inf
@@ -98,7 +102,7 @@ func (r *Renderer) shadowSurface(sf *Surface) {
 	for i, p := range sf.Positions {
 		lp[i] = sm.toLight(p)
 	}
-	const last = shadowSize - 1
+	last := float64(sm.size - 1)
 	for _, t := range sf.Triangles {
 		if !inRange(t, n) {
 			continue
@@ -118,20 +122,30 @@ func (r *Renderer) shadowSurface(sf *Surface) {
 		if !(fx0 <= fx1 && fy0 <= fy1) {
 			continue
 		}
+		x0, x1 := int(fx0), int(fx1)
 		inv := 1 / area
+		dx0, dy0 := c.X-b.X, c.Y-b.Y
+		dx1, dy1 := a.X-c.X, a.Y-c.Y
+		dx2, dy2 := b.X-a.X, b.Y-a.Y
 		for y := int(fy0); y <= int(fy1); y++ {
-			py := float64(y) + 0.5
-			for x := int(fx0); x <= int(fx1); x++ {
-				px := float64(x) + 0.5
-				w0 := (c.X-b.X)*(py-b.Y) - (c.Y-b.Y)*(px-b.X)
-				w1 := (a.X-c.X)*(py-c.Y) - (a.Y-c.Y)*(px-c.X)
-				w2 := (b.X-a.X)*(py-a.Y) - (b.Y-a.Y)*(px-a.X)
+			py, px := float64(y)+0.5, fx0+0.5
+			r0 := dx0*(py-b.Y) - dy0*(px-b.X)
+			r1 := dx1*(py-c.Y) - dy1*(px-c.X)
+			r2 := dx2*(py-a.Y) - dy2*(px-a.X)
+			row := sm.depth[y*sm.size : (y+1)*sm.size]
+			seen := false
+			for x := x0; x <= x1; x++ {
+				k := float64(x - x0)
+				w0, w1, w2 := r0-k*dy0, r1-k*dy1, r2-k*dy2
 				if !(w0 >= 0 && w1 >= 0 && w2 >= 0) {
+					if seen {
+						break
+					}
 					continue
 				}
-				d := float32((w0*a.Z + w1*b.Z + w2*c.Z) * inv)
-				if i := y*shadowSize + x; d < sm.depth[i] {
-					sm.depth[i] = d
+				seen = true
+				if d := float32((w0*a.Z + w1*b.Z + w2*c.Z) * inv); d < row[x] {
+					row[x] = d
 				}
 			}
 		}
@@ -148,13 +162,13 @@ func (sm *shadowMap) lit(p, n vec.Vec3) float64 {
 	}
 	q := sm.toLight(p.AddScaled(n, 1.5*sm.texel))
 	fx, fy := q.X-0.5, q.Y-0.5
-	if !(fx >= 0 && fy >= 0 && fx < shadowSize-1 && fy < shadowSize-1) {
+	if !(fx >= 0 && fy >= 0 && fx < float64(sm.size-1) && fy < float64(sm.size-1)) {
 		return 1 // outside every caster (or NaN)
 	}
 	x, y := int(fx), int(fy)
 	tx, ty := fx-float64(x), fy-float64(y)
 	d := float32(q.Z - sm.texel)
-	i := y*shadowSize + x
+	i, row := y*sm.size+x, sm.size
 	l := func(k int) float64 {
 		if sm.depth[k] < d {
 			return 0
@@ -162,6 +176,6 @@ func (sm *shadowMap) lit(p, n vec.Vec3) float64 {
 		return 1
 	}
 	top := l(i) + tx*(l(i+1)-l(i))
-	bot := l(i+shadowSize) + tx*(l(i+shadowSize+1)-l(i+shadowSize))
+	bot := l(i+row) + tx*(l(i+row+1)-l(i+row))
 	return top + ty*(bot-top)
 }

@@ -37,7 +37,7 @@ func ContactSheet(frames []*image.RGBA, labels []string, cols int) *image.RGBA {
 	rows := (n + cols - 1) / cols
 	sheet := image.NewRGBA(image.Rect(0, 0, cols*tw, rows*th))
 	draw.Draw(sheet, sheet.Rect, image.NewUniform(sheetBackground), image.Point{}, draw.Src)
-	scale := max(1, th/200)
+	scale := max(1, (th+80)/160)
 	for i, f := range frames {
 		tile := image.Rect(0, 0, tw, th).Add(image.Pt(i%cols*tw, i/cols*th))
 		if f != nil {
