@@ -189,8 +189,8 @@ type binBuilder struct {
 func (b *binBuilder) view(n, stride int, target gltf.Target) (int, []byte) {
 	old := len(b.data)
 	off := (old + 3) &^ 3
+	// bytes past len are still zero (never written), so padding needs no clear
 	b.data = slices.Grow(b.data, off+n-old)[:off+n]
-	clear(b.data[old:])
 	b.doc.BufferViews = append(b.doc.BufferViews, &gltf.BufferView{
 		ByteOffset: off, ByteLength: n, ByteStride: stride, Target: target,
 	})
