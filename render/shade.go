@@ -134,8 +134,6 @@ func encode(v float64) uint8 {
 func (r *Renderer) shade(dst *image.RGBA, s *Scene, opt Options, ss int) {
 	v := &r.v
 	w, h := dst.Rect.Dx(), dst.Rect.Dy()
-	light := opt.Light
-	exposure := opt.Exposure
 
 	// background rows, display-linear
 	if cap(r.bg) < 3*r.sh {
@@ -149,124 +147,148 @@ func (r *Renderer) shade(dst *image.RGBA, s *Scene, opt Options, ss int) {
 		bg[3*y+1] = top.G + t*(bot.G-top.G)
 		bg[3*y+2] = top.B + t*(bot.B-top.B)
 	}
-
-	// ground plane: y = gy, checkered, matte, fading out around the target
-	ground := s != nil && s.Ground && !math.IsNaN(s.GroundY) && !math.IsInf(s.GroundY, 0)
-	var gy, cell, fadeR2, cx, cz float64
-	var gcol, gshade [3][3]float64 // checker colours 0, 1 and their mean 2
-	if ground {
-		height := v.eye.Y - s.GroundY
-		ground = height > 0
-		gy = s.GroundY - 1e-3*height // a hair low, so cloth lying on it wins
-		// centre the ground where the view axis meets it
-		cx, cz = v.eye.X, v.eye.Z
-		dist := 4 * height
-		if v.fwd.Y < 0 {
-			t := (gy - v.eye.Y) / v.fwd.Y
-			cx, cz, dist = v.eye.X+t*v.fwd.X, v.eye.Z+t*v.fwd.Z, t
-		}
-		cell = niceStep(dist / 12)
-		fadeR := groundFadeTo * dist
-		fadeR2 = fadeR * fadeR
-		lit := (ambient + diffuse*math.Max(0, light.Y)) * exposure
-		for k, c := range groundColors {
-			gcol[k] = [3]float64{aces(c.R * lit), aces(c.G * lit), aces(c.B * lit)}
-			a := ambient * exposure
-			gshade[k] = [3]float64{aces(c.R * a), aces(c.G * a), aces(c.B * a)}
-		}
-		for ch := 0; ch < 3; ch++ {
-			gcol[2][ch] = 0.5 * (gcol[0][ch] + gcol[1][ch])
-			gshade[2][ch] = 0.5 * (gshade[0][ch] + gshade[1][ch])
-		}
-	}
+	g := newGround(s, v, opt.Light, opt.Exposure)
 
 	invN := 1 / float64(ss*ss)
-	sw := r.sw
 	for oy := 0; oy < h; oy++ {
 		pix := dst.Pix[dst.PixOffset(dst.Rect.Min.X, dst.Rect.Min.Y+oy):]
 		for ox := 0; ox < w; ox++ {
-			var sr, sg, sb float64
+			var sum [3]float64
 			for sy := 0; sy < ss; sy++ {
 				y := oy*ss + sy
 				ay := (1 - (float64(y)+0.5)*2/v.h) * v.tanY
+				back := [3]float64{bg[3*y], bg[3*y+1], bg[3*y+2]}
 				for sx := 0; sx < ss; sx++ {
 					x := ox*ss + sx
-					i := y*sw + x
+					i := y*r.sw + x
 					m := r.mat[i]
-					if m == 0 && !ground {
-						sr, sg, sb = sr+bg[3*y], sg+bg[3*y+1], sb+bg[3*y+2]
+					if m == 0 && !g.on {
+						sum = add3(sum, back)
 						continue
 					}
-					ax := ((float64(x)+0.5)*2/v.w - 1) * v.tanX
 					// ray through the sample; its component along fwd is 1,
 					// so the ray parameter is the depth
+					ax := ((float64(x)+0.5)*2/v.w - 1) * v.tanX
 					dir := v.fwd.AddScaled(v.right, ax).AddScaled(v.up, ay)
-					if ground && dir.Y < 0 {
-						t := (gy - v.eye.Y) / dir.Y
+					if g.on && dir.Y < 0 {
+						t := (g.y - v.eye.Y) / dir.Y
 						if t >= v.near && float32(1/t) > r.depth[i] {
-							hx, hz := v.eye.X+t*dir.X, v.eye.Z+t*dir.Z
-							d2 := (hx-cx)*(hx-cx) + (hz-cz)*(hz-cz)
-							if d2 < fadeR2 {
-								f := 1 - d2/fadeR2
-								f *= f
-								// checker contrast fades where a cell gets
-								// under a few samples wide, against moiré
-								foot := t * 2 * v.tanY / v.h * dir.Len() / -dir.Y
-								contrast := math.Max(0, math.Min(1, (cell/foot-2)/4))
-								k := (int64(math.Floor(hx/cell)) + int64(math.Floor(hz/cell))) & 1
-								l := r.shadow.lit(vec.V(hx, gy, hz), vec.V(0, 1, 0))
-								var gc [3]float64
-								for ch := range gc {
-									inLight := gcol[2][ch] + contrast*(gcol[k][ch]-gcol[2][ch])
-									inShade := gshade[2][ch] + contrast*(gshade[k][ch]-gshade[2][ch])
-									gc[ch] = inShade + l*(inLight-inShade)
-								}
-								gr, gg, gb := gc[0], gc[1], gc[2]
-								sr += bg[3*y] + f*(gr-bg[3*y])
-								sg += bg[3*y+1] + f*(gg-bg[3*y+1])
-								sb += bg[3*y+2] + f*(gb-bg[3*y+2])
-								continue
-							}
-							if m == 0 {
-								sr, sg, sb = sr+bg[3*y], sg+bg[3*y+1], sb+bg[3*y+2]
+							if c, ok := g.sample(v, &r.shadow, dir, t, back); ok {
+								sum = add3(sum, c)
 								continue
 							}
 						}
 					}
 					if m == 0 {
-						sr, sg, sb = sr+bg[3*y], sg+bg[3*y+1], sb+bg[3*y+2]
+						sum = add3(sum, back)
 						continue
 					}
-					// Phong: ambient + diffuse (N·L) + specular (R·V)^32
-					view := dir.Neg().Normalize()
-					n := vec.V(float64(r.normal[3*i]), float64(r.normal[3*i+1]), float64(r.normal[3*i+2])).Normalize()
-					if n == (vec.Vec3{}) {
-						n = view
-					}
-					nl := n.Dot(light)
-					lit := ambient
-					spec := 0.0
-					if nl > 0 {
-						// the sample's world position, for the shadow map
-						p := v.eye.AddScaled(dir, 1/float64(r.depth[i]))
-						sh := r.shadow.lit(p, n)
-						nl *= sh
-						lit += diffuse * nl
-						refl := n.Scale(2 * nl).Sub(light)
-						if rv := refl.Dot(view); rv > 0 {
-							spec = specular * sh * specPow(rv)
-						}
-					}
-					c := r.mats[m]
-					sr += aces((c.R*lit + spec) * exposure)
-					sg += aces((c.G*lit + spec) * exposure)
-					sb += aces((c.B*lit + spec) * exposure)
+					sum = add3(sum, r.phong(i, dir, r.mats[m], opt.Light, opt.Exposure))
 				}
 			}
 			p := pix[4*ox : 4*ox+4 : 4*ox+4]
-			p[0], p[1], p[2], p[3] = encode(sr*invN), encode(sg*invN), encode(sb*invN), 255
+			p[0], p[1], p[2], p[3] = encode(sum[0]*invN), encode(sum[1]*invN), encode(sum[2]*invN), 255
 		}
 	}
+}
+
+func add3(a, b [3]float64) [3]float64 { return [3]float64{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
+
+// phong shades mesh sample i, seen along dir, with colour c: ambient +
+// diffuse (N·L) + a white specular (R·V)^32, the direct terms scaled by the
+// shadow map's light fraction, then tone mapped (display-linear result).
+func (r *Renderer) phong(i int, dir vec.Vec3, c Color, light vec.Vec3, exposure float64) [3]float64 {
+	view := dir.Neg().Normalize()
+	n := vec.V(float64(r.normal[3*i]), float64(r.normal[3*i+1]), float64(r.normal[3*i+2])).Normalize()
+	if n == (vec.Vec3{}) {
+		n = view // normals cancelled out: face the viewer
+	}
+	lit, spec := ambient, 0.0
+	if nl := n.Dot(light); nl > 0 {
+		// the sample's world position, for the shadow map
+		p := r.v.eye.AddScaled(dir, 1/float64(r.depth[i]))
+		sh := r.shadow.lit(p, n)
+		lit += diffuse * sh * nl
+		if rv := n.Scale(2 * nl).Sub(light).Dot(view); rv > 0 {
+			spec = specular * sh * specPow(rv)
+		}
+	}
+	return [3]float64{
+		aces((c.R*lit + spec) * exposure),
+		aces((c.G*lit + spec) * exposure),
+		aces((c.B*lit + spec) * exposure),
+	}
+}
+
+// groundShader draws the plane y = y: a matte grey checker lit by the key
+// light, shadowed by the shadow map, fading into the background with
+// distance from the point the camera looks at.
+type groundShader struct {
+	on             bool
+	y, cell        float64 // height and checker cell size [m]
+	cx, cz, fadeR2 float64 // fade centre [m] and squared radius [m²]
+	// tone-mapped checker colours 0 and 1 and their mean (2), in full
+	// light and in shadow
+	inLight, inShade [3][3]float64
+}
+
+func newGround(s *Scene, v *view, light vec.Vec3, exposure float64) groundShader {
+	var g groundShader
+	if s == nil || !s.Ground || math.IsNaN(s.GroundY) || math.IsInf(s.GroundY, 0) {
+		return g
+	}
+	height := v.eye.Y - s.GroundY
+	if !(height > 0) {
+		return g // seen from below: not drawn
+	}
+	g.on = true
+	g.y = s.GroundY - 1e-3*height // a hair low, so cloth lying on it wins
+	// centre the fade where the view axis meets the ground
+	g.cx, g.cz = v.eye.X, v.eye.Z
+	dist := 4 * height
+	if v.fwd.Y < 0 {
+		t := (g.y - v.eye.Y) / v.fwd.Y
+		g.cx, g.cz, dist = v.eye.X+t*v.fwd.X, v.eye.Z+t*v.fwd.Z, t
+	}
+	g.cell = niceStep(dist / 12)
+	fadeR := groundFadeTo * dist
+	g.fadeR2 = fadeR * fadeR
+	full := (ambient + diffuse*math.Max(0, light.Y)) * exposure
+	dark := ambient * exposure
+	for k, c := range groundColors {
+		g.inLight[k] = [3]float64{aces(c.R * full), aces(c.G * full), aces(c.B * full)}
+		g.inShade[k] = [3]float64{aces(c.R * dark), aces(c.G * dark), aces(c.B * dark)}
+	}
+	for ch := 0; ch < 3; ch++ {
+		g.inLight[2][ch] = 0.5 * (g.inLight[0][ch] + g.inLight[1][ch])
+		g.inShade[2][ch] = 0.5 * (g.inShade[0][ch] + g.inShade[1][ch])
+	}
+	return g
+}
+
+// sample returns the colour of the ground hit at ray parameter t along
+// dir, blended over the background colour back; ok is false beyond the
+// fade radius.
+func (g *groundShader) sample(v *view, sm *shadowMap, dir vec.Vec3, t float64, back [3]float64) (c [3]float64, ok bool) {
+	hx, hz := v.eye.X+t*dir.X, v.eye.Z+t*dir.Z
+	d2 := (hx-g.cx)*(hx-g.cx) + (hz-g.cz)*(hz-g.cz)
+	if !(d2 < g.fadeR2) {
+		return c, false
+	}
+	fade := 1 - d2/g.fadeR2
+	fade *= fade
+	// the checker's contrast fades where a cell is under a few samples
+	// wide (foot is a sample's footprint on the ground [m]), against moiré
+	foot := t * 2 * v.tanY / v.h * dir.Len() / -dir.Y
+	contrast := math.Max(0, math.Min(1, (g.cell/foot-2)/4))
+	k := (int64(math.Floor(hx/g.cell)) + int64(math.Floor(hz/g.cell))) & 1
+	l := sm.lit(vec.V(hx, g.y, hz), vec.V(0, 1, 0))
+	for ch := range c {
+		bright := g.inLight[2][ch] + contrast*(g.inLight[k][ch]-g.inLight[2][ch])
+		dim := g.inShade[2][ch] + contrast*(g.inShade[k][ch]-g.inShade[2][ch])
+		c[ch] = back[ch] + fade*(dim+l*(bright-dim)-back[ch])
+	}
+	return c, true
 }
 
 // niceStep returns the number of the form 1, 2 or 5 times a power of ten

@@ -7,7 +7,7 @@ import (
 )
 
 // The side of the key light's shadow map follows the sample grid's
-// larger side, within these bounds [texels].
+// smaller side, within these bounds [texels].
 const minShadowSize, maxShadowSize = 512, 2048
 
 // shadowMap is an orthographic depth map seen from the key light (a
