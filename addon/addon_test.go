@@ -5,6 +5,7 @@
 package addon_test
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,10 +78,44 @@ func TestAddon(t *testing.T) {
 			t.Fatalf("runner tests: no OK in the output:\n%s", out)
 		}
 	})
-	t.Run("blender/fake", func(t *testing.T) {
+	t.Run("blender_fake", func(t *testing.T) {
 		blender(t, bin, zip, "fake")
 	})
-	t.Run("blender/real", func(t *testing.T) {
+	t.Run("blender_ui", func(t *testing.T) {
+		// The modal operator needs Blender's event loop, hence a window
+		// under Xvfb; test.sh should install xvfb with Blender.
+		xvfb := need(t, "xvfb-run", "install it with `apt-get install xvfb` (./test.sh should install it with Blender)")
+		work := t.TempDir()
+		for _, d := range []string{"scripts", "config", "tmp", "work"} {
+			if err := os.MkdirAll(filepath.Join(work, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := exec.Command(xvfb, "-a", "-s", "-screen 0 1280x800x24", bin, "--factory-startup",
+			"--python", "tests/ui_check.py", "--", "--zip", zip, "--fake", "tests/fake_drape.py",
+			"--work", filepath.Join(work, "work"))
+		cmd.Env = append(os.Environ(),
+			"BLENDER_USER_SCRIPTS="+filepath.Join(work, "scripts"),
+			"BLENDER_USER_CONFIG="+filepath.Join(work, "config"),
+			"TMPDIR="+filepath.Join(work, "tmp"),
+		)
+		out := run(t, cmd)
+		data, err := os.ReadFile(filepath.Join(work, "work", "ui_result.json"))
+		if err != nil {
+			t.Fatalf("ui_check.py wrote no result (%v); output:\n%s", err, out)
+		}
+		var res struct {
+			OK  bool     `json:"ok"`
+			Log []string `json:"log"`
+		}
+		if err := json.Unmarshal(data, &res); err != nil {
+			t.Fatalf("ui_result.json: %v", err)
+		}
+		if !res.OK {
+			t.Fatalf("modal bake under Xvfb failed:\n%s\noutput:\n%s", strings.Join(res.Log, "\n"), out)
+		}
+	})
+	t.Run("blender_real", func(t *testing.T) {
 		drape := filepath.Join(dir, "drape")
 		build := exec.Command("go", "build", "-o", drape, "./cmd/drape")
 		build.Dir = ".."

@@ -278,13 +278,22 @@ class DRAPE_OT_bake(bpy.types.Operator):
             self._end(context)
 
     def modal(self, context, event):
+        try:
+            return self._modal(context, event)
+        except Exception as e:  # never leave drape running or files behind
+            self._state.job.cancel()
+            self._end(context)
+            _report_error(self, "bake of %r stopped by an add-on error: %r" % (self._state.obj_name, e))
+            raise
+
+    def _modal(self, context, event):
         state = self._state
         if (event.type == 'ESC' and event.value == 'PRESS') or state.cancel_requested:
             state.job.cancel()
             self._end(context)
             self.report({'WARNING'}, "Drape: bake of %r cancelled; the object is unchanged" % state.obj_name)
             return {'CANCELLED'}
-        if event.type != 'TIMER' or event.timer is not self._timer:
+        if event.type != 'TIMER':
             return {'PASS_THROUGH'}
         proc = state.job.process
         proc.poll()

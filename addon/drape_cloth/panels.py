@@ -66,16 +66,16 @@ class DRAPE_PT_cloth(bpy.types.Panel):
             row.prop(context.window_manager, "drape_progress", text="Progress", slider=True)
             box.operator("drape.cancel", icon='CANCEL')
             return
-        row = box.row(align=True)
+        row = box.row()
         row.scale_y = 1.4
         row.operator("drape.bake", icon='MOD_CLOTH')
         if s.cache_dir or sx.drape_modifier(obj) is not None:
-            row.operator("drape.clear", icon='TRASH')
             if s.baked_frames:
-                box.label(text="Baked %d frames into %s" % (s.baked_frames, s.cache_dir), icon='CHECKMARK')
-            row = box.row(align=True)
-            row.operator("drape.to_shape_keys", icon='SHAPEKEY_DATA')
-            row.operator("drape.export_gltf", icon='EXPORT')
+                box.label(text="Baked %d frames" % s.baked_frames, icon='CHECKMARK')
+            col = box.column(align=True)
+            col.operator("drape.clear", icon='TRASH')
+            col.operator("drape.to_shape_keys", icon='SHAPEKEY_DATA')
+            col.operator("drape.export_gltf", icon='EXPORT')
 
 
 class DRAPE_PT_cloth_range(bpy.types.Panel):
