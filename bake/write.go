@@ -133,22 +133,9 @@ func (j *Job) toFileYUp(p vec.Vec3) vec.Vec3 { return p.Scale(1 / j.Scene.Scale)
 func (j *Job) normalsOn() bool { return j.Scene.Normals == nil || *j.Scene.Normals }
 
 func (j *Job) writeGLTF(w io.Writer, rec *Recording, render [][]vec.Vec3, binary bool) error {
-	m := j.Mesh
+	// The writer maps world positions back through node transforms and the
+	// read scale itself.
 	a := &meshio.Animation{FPS: j.Scene.FPS, Times: j.times(rec), Frames: render}
-	if m.Format == meshio.FormatGLTF || m.Format == meshio.FormatGLB {
-		// glTF inputs are rewritten in their own units: the writer maps
-		// world positions back through the node transforms.
-		if s := j.Scene.Scale; s != 1 {
-			m = scaledMesh(m, 1/s)
-			for k := range a.Frames {
-				f := make([]vec.Vec3, len(a.Frames[k]))
-				for i, p := range a.Frames[k] {
-					f[i] = p.Scale(1 / s)
-				}
-				a.Frames[k] = f
-			}
-		}
-	}
 	if j.normalsOn() {
 		a.Normals = make([][]vec.Vec3, len(rec.Pos))
 		for k, sim := range rec.Pos {
@@ -156,26 +143,12 @@ func (j *Job) writeGLTF(w io.Writer, rec *Recording, render [][]vec.Vec3, binary
 			meshio.RenderNormals(j.Welded, sim, a.Normals[k])
 		}
 	}
-	return meshio.WriteGLTF(w, m, a, meshio.GLTFOptions{
+	return meshio.WriteGLTF(w, j.Mesh, a, meshio.GLTFOptions{
 		Binary:    binary,
 		Quantize:  j.Scene.Quantize,
 		Normals:   j.normalsOn(),
 		Generator: "drape " + Version,
 	})
-}
-
-// scaledMesh returns a copy of m with positions multiplied by s.
-func scaledMesh(m *meshio.Mesh, s float64) *meshio.Mesh {
-	c := *m
-	c.Primitives = make([]meshio.Primitive, len(m.Primitives))
-	for i, p := range m.Primitives {
-		p.Positions = append([]vec.Vec3(nil), p.Positions...)
-		for k := range p.Positions {
-			p.Positions[k] = p.Positions[k].Scale(s)
-		}
-		c.Primitives[i] = p
-	}
-	return &c
 }
 
 func (j *Job) writeOBJSeq(dir string, rec *Recording, render [][]vec.Vec3) error {
