@@ -10,7 +10,9 @@
 // normal flipped), smooth vertex normals, Phong lighting (ambient 0.15,
 // diffuse 0.75, specular 0.25 with exponent 32), ACES filmic tone mapping
 // (Narkowicz 2015 fit) and sRGB encoding over a vertical gradient
-// background.
+// background. Beyond the seed, the key light casts shadows through an
+// orthographic shadow map, and an optional checkered ground plane fades
+// into the background.
 //
 // Shading is deferred: the rasteriser writes depth, normal and material per
 // sample, and one pass then shades each visible sample once, so overdraw
