@@ -93,6 +93,7 @@ Exit codes: 0 ok, 1 internal error, 2 usage, 3 bad input, 4 simulation diverged,
 		},
 		Commands: []*cli.Command{
 			bakeCommand(),
+			inspectCommand(),
 			validateCommand(),
 			presetsCommand(),
 			versionCommand(),

@@ -8,7 +8,58 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/drape-sim/drape/bake"
+	"github.com/drape-sim/drape/meshio"
 )
+
+func inspectCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "inspect",
+		Usage:     "report a mesh's vertices, welded topology, edges, pieces and size",
+		ArgsUsage: "MESH",
+		Description: `Examples:
+   drape inspect shirt.obj
+   drape inspect scene.glb --json
+   drape inspect part.stl --up z --scale 0.001`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print one JSON object"},
+			&cli.StringFlag{Name: "up", Value: "y", Usage: "up axis of OBJ/STL input: y or z"},
+			&cli.Float64Flag{Name: "scale", Value: 1, Usage: "unit scale (0.01 for cm)"},
+			&cli.Float64Flag{Name: "weld", Usage: "weld tolerance relative to the mesh's size (default 1e-6)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usagef("inspect: want one mesh file, got %d arguments", c.NArg())
+			}
+			opt := meshio.DefaultReadOptions()
+			switch c.String("up") {
+			case "y":
+			case "z":
+				opt.Up = meshio.AxisZ
+			default:
+				return usagef("--up %q: must be y or z", c.String("up"))
+			}
+			opt.Scale = c.Float64("scale")
+			if !(opt.Scale > 0) {
+				return usagef("--scale %g: must be > 0", opt.Scale)
+			}
+			wopt := meshio.DefaultWeldOptions()
+			if c.IsSet("weld") {
+				wopt.Tolerance = c.Float64("weld")
+			}
+			rep, err := bake.Inspect(c.Args().First(), opt, wopt)
+			if err != nil {
+				return &bake.Error{Code: bake.ExitBadInput, Err: err}
+			}
+			if c.Bool("json") {
+				enc := json.NewEncoder(c.App.Writer)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			}
+			rep.WriteText(c.App.Writer)
+			return nil
+		},
+	}
+}
 
 func validateCommand() *cli.Command {
 	return &cli.Command{
