@@ -245,6 +245,22 @@ class FakeTests(Base):
         box.name = "Crate"
         box.drape.role = 'COLLIDER'
         box.drape.collider_shape = 'BOX'
+        shapes = [
+            ("Rod", 'CAPSULE', lambda: bpy.ops.mesh.primitive_cylinder_add(
+                radius=0.1, depth=1.0, location=(2, 0, 0.5), rotation=(0, math.pi / 2, 0))),
+            ("Cone", 'CONE', lambda: bpy.ops.mesh.primitive_cone_add(
+                radius1=0.3, radius2=0.1, depth=0.6, location=(-2, 0, 0.3))),
+            ("Floor", 'PLANE', lambda: bpy.ops.mesh.primitive_plane_add(size=4, location=(0, 0, -0.1))),
+            ("Rock", 'MESH', lambda: bpy.ops.mesh.primitive_cube_add(size=0.5, location=(0, 2, 0.25))),
+        ]
+        for name, shape, add in shapes:
+            add()
+            o = bpy.context.active_object
+            o.name = name
+            o.drape.role = 'COLLIDER'
+            o.drape.collider_shape = shape
+        bpy.data.objects["Rock"].drape.use_collider_friction = True
+        bpy.data.objects["Rock"].drape.collider_friction = 0.8
         sc = bpy.context.scene
         sc.frame_start, sc.frame_end = 1, 10
         before = evaluated(cloth, 1)
@@ -268,7 +284,31 @@ class FakeTests(Base):
         self.assertEqual((scene["up"], scene["frames"], scene["fps"]), ("y", 10, 24))
         self.assertEqual(scene["pins"][0]["indices"], top, "pin indices")
         cols = {c["name"]: c for c in scene["colliders"]}
-        self.assertEqual(sorted(cols), ["Ball", "Crate", "Mover"])
+        self.assertEqual(sorted(cols), ["Ball", "Cone", "Crate", "Floor", "Mover", "Rock", "Rod"])
+
+        def near(got, want, what):
+            self.assertEqual(len(got), len(want), what)
+            for g, w in zip(got, want):
+                self.assertAlmostEqual(g, w, 4, msg="%s = %r, want %r" % (what, got, want))
+        rod = cols["Rod"]
+        self.assertEqual(rod["type"], "capsule")
+        near(sorted([rod["a"], rod["b"]])[0], [1.6, 0.5, 0], "Rod end a (glTF)")
+        near(sorted([rod["a"], rod["b"]])[1], [2.4, 0.5, 0], "Rod end b (glTF)")
+        self.assertAlmostEqual(rod["radius"], 0.1, 4)
+        cone = cols["Cone"]
+        near(cone["a"], [-2, 0, 0], "Cone base centre a")
+        near(cone["b"], [-2, 0.6, 0], "Cone top centre b")
+        near([cone["ra"], cone["rb"]], [0.3, 0.1], "Cone radii")
+        floor = cols["Floor"]
+        near(floor["normal"], [0, 1, 0], "Floor normal")
+        self.assertAlmostEqual(floor["offset"], -0.1, 5)
+        rock = cols["Rock"]
+        self.assertEqual((rock["type"], rock["up"], rock["friction"]), ("mesh", "y", 0.8))
+        with open(os.path.join(folder, rock["path"])) as f:
+            rv = [tuple(map(float, l.split()[1:4])) for l in f if l.startswith("v ")]
+        self.assertEqual(len(rv), 8, "Rock OBJ vertices")
+        near([min(v[1] for v in rv), max(v[1] for v in rv)], [0, 0.5], "Rock height range (glTF Y)")
+        near([min(v[2] for v in rv), max(v[2] for v in rv)], [-2.25, -1.75], "Rock glTF Z range")
         for got, want in zip(cols["Ball"]["center"], [0, 0.3, 0]):
             self.assertAlmostEqual(got, want, 5, msg="Ball centre in glTF axes %r" % cols["Ball"]["center"])
         self.assertAlmostEqual(cols["Ball"]["radius"], 0.3, 5)
