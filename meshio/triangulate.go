@@ -8,7 +8,7 @@ import (
 
 // maxEarClip is the largest polygon we ear-clip; larger ones are fan-split
 // (ear clipping is quadratic in the corner count).
-const maxEarClip = 4096
+const maxEarClip = 1024
 
 // triangulate splits the polygon pos (corners in order, planar or nearly
 // so) into len(pos)-2 triangles of corner numbers, appended to out. The
