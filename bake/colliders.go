@@ -81,6 +81,21 @@ func colliderShape(sc *Scene, key string, cs ColliderSpec) (sdf.SDF, error) {
 // meshCollider reads and welds a closed mesh file into a signed-distance
 // collider, in the scene's units and axes unless the collider sets its own.
 func meshCollider(sc *Scene, key string, cs ColliderSpec) (sdf.SDF, error) {
+	_, w, err := readColliderMesh(sc, key, cs)
+	if err != nil {
+		return nil, err
+	}
+	s, err := sdf.NewMesh(w.Positions, w.Triangles)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("%s: %s: %w", key, sc.Resolve(cs.Path), err),
+			"a mesh collider must be closed and manifold; close holes (Blender: Select > All by Trait > Non Manifold, then Fill) or use analytic colliders")
+	}
+	return s, nil
+}
+
+// readColliderMesh reads and welds a mesh collider's file, in the scene's
+// units and axes unless the collider sets its own.
+func readColliderMesh(sc *Scene, key string, cs ColliderSpec) (*meshio.Mesh, *meshio.Welded, error) {
 	path := sc.Resolve(cs.Path)
 	opt := meshio.DefaultReadOptions()
 	opt.AllMeshes = true
@@ -97,16 +112,11 @@ func meshCollider(sc *Scene, key string, cs ColliderSpec) (sdf.SDF, error) {
 	}
 	m, err := meshio.Read(path, opt)
 	if err != nil {
-		return nil, badInput(fmt.Errorf("%s: %w", key, err), readFix(err))
+		return nil, nil, badInput(fmt.Errorf("%s: %w", key, err), readFix(err))
 	}
 	w, err := meshio.Weld(m, meshio.DefaultWeldOptions())
 	if err != nil {
-		return nil, badInput(fmt.Errorf("%s: %s: %w", key, path, err), "")
+		return nil, nil, badInput(fmt.Errorf("%s: %s: %w", key, path, err), "")
 	}
-	s, err := sdf.NewMesh(w.Positions, w.Triangles)
-	if err != nil {
-		return nil, badInput(fmt.Errorf("%s: %s: %w", key, path, err),
-			"a mesh collider must be closed and manifold; close holes (Blender: Select > All by Trait > Non Manifold, then Fill) or use analytic colliders")
-	}
-	return s, nil
+	return m, w, nil
 }

@@ -96,6 +96,7 @@ Exit codes: 0 ok, 1 internal error, 2 usage, 3 bad input, 4 simulation diverged,
 			inspectCommand(),
 			validateCommand(),
 			presetsCommand(),
+			previewCommand(),
 			versionCommand(),
 		},
 		CommandNotFound: func(c *cli.Context, name string) {

@@ -1,0 +1,209 @@
+package bake
+
+import (
+	"context"
+	"fmt"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/drape-sim/drape/meshio"
+)
+
+// writeGridOBJ writes an n x n grid of quads, size metres wide, in the XZ
+// plane at height y, and returns its path.
+func writeGridOBJ(t *testing.T, dir string, n int, size, y float64) string {
+	t.Helper()
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			fmt.Fprintf(&b, "v %g %g %g\n", -size/2+size*float64(j)/float64(n-1), y, -size/2+size*float64(i)/float64(n-1))
+		}
+	}
+	for i := 0; i+1 < n; i++ {
+		for j := 0; j+1 < n; j++ {
+			a := i*n + j + 1
+			fmt.Fprintf(&b, "f %d %d %d %d\n", a, a+n, a+n+1, a+1)
+		}
+	}
+	p := filepath.Join(dir, "grid.obj")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// hangingScene bakes a 1 m cloth pinned along one edge.
+func hangingScene(t *testing.T, dir string, frames int, outs ...string) *Scene {
+	t.Helper()
+	sc := DefaultScene()
+	sc.Input = writeGridOBJ(t, dir, 16, 1, 1)
+	sc.Frames = frames
+	sc.Pins = []PinSpec{{Box: []float64{-1, 0.9, -0.6, 1, 1.1, -0.45}}}
+	for _, o := range outs {
+		sc.Output = append(sc.Output, filepath.Join(dir, o))
+	}
+	if err := sc.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+func TestRunWritesEveryOutputAndReadsBack(t *testing.T) {
+	dir := t.TempDir()
+	sc := hangingScene(t, dir, 10, "a.glb", "a.gltf", "a.pc2", "a.mdd", "seq/")
+	rep, err := Run(context.Background(), sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Outputs) != 5 {
+		t.Fatalf("outputs = %v, want 5", rep.OutputPaths())
+	}
+	seq, _ := filepath.Glob(filepath.Join(dir, "seq", "*.obj"))
+	if len(seq) != 10 {
+		t.Errorf("OBJ sequence has %d files, want 10", len(seq))
+	}
+	// The glTF's last morph frame is the bake's last frame.
+	b, err := meshio.ReadBaked(filepath.Join(dir, "a.glb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Frames) != 10 || math.Abs(b.Times[9]-9.0/24) > 1e-6 {
+		t.Fatalf("baked frames = %d, last time %g; want 10 and %g", len(b.Frames), b.Times[len(b.Times)-1], 9.0/24)
+	}
+	lo := math.Inf(1)
+	for _, p := range b.Frames[9] {
+		lo = math.Min(lo, p.Y)
+	}
+	if math.Abs(lo-rep.LowestY) > 1e-5 {
+		t.Errorf("lowest point in the glb = %g, report says %g", lo, rep.LowestY)
+	}
+	// pinned edge stays at y = 1, the free edge fell
+	if rep.HighestY < 0.999 || rep.LowestY > 0.9 {
+		t.Errorf("hanging cloth: highest %g lowest %g; want the pinned edge at 1 and the rest fallen", rep.HighestY, rep.LowestY)
+	}
+}
+
+func TestFailedBakeLeavesOldOutput(t *testing.T) {
+	dir := t.TempDir()
+	sc := hangingScene(t, dir, 6, "out.glb")
+	old := []byte("the previous bake")
+	os.WriteFile(sc.Output[0], old, 0o644)
+	// Gravity of 1000 m/s² with 1 substep and a speed bound diverges.
+	g := [3]float64{0, -1000, 0}
+	sc.Gravity = &g
+	sc.Substeps = 1
+	sc.Fabric.Stretch = ptr(1e9)
+	_, err := Run(context.Background(), sc, Options{})
+	if err == nil {
+		t.Fatal("bake with gravity 1000 m/s² and 1 substep did not diverge")
+	}
+	if ExitCode(err) != ExitDiverged {
+		t.Errorf("exit code = %d (%v), want %d", ExitCode(err), err, ExitDiverged)
+	}
+	got, _ := os.ReadFile(sc.Output[0])
+	if string(got) != string(old) {
+		t.Errorf("a failed bake changed the existing output")
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+}
+
+func TestCancelledBakeWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	sc := hangingScene(t, dir, 50, "out.glb")
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err := Run(ctx, sc, Options{Progress: func(p Progress) {
+		if p.Frame == 3 {
+			cancel()
+		}
+	}})
+	if ExitCode(err) != ExitCancelled {
+		t.Fatalf("cancelled bake: %v (exit %d), want exit %d", err, ExitCode(err), ExitCancelled)
+	}
+	if _, err := os.Stat(sc.Output[0]); err == nil {
+		t.Errorf("a cancelled bake wrote its output")
+	}
+}
+
+func TestDeterministicAcrossThreads(t *testing.T) {
+	var first []byte
+	for _, th := range []int{1, 2, 8} {
+		dir := t.TempDir()
+		sc := hangingScene(t, dir, 8, "out.glb")
+		sc.Threads = th
+		if _, err := Run(context.Background(), sc, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(sc.Output[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = b
+		} else if string(b) != string(first) {
+			t.Errorf("threads=%d output differs from threads=1", th)
+		}
+	}
+}
+
+func TestPreviewShowsTheCloth(t *testing.T) {
+	dir := t.TempDir()
+	sc := hangingScene(t, dir, 12, "out.glb")
+	if _, err := Run(context.Background(), sc, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	png1 := filepath.Join(dir, "sheet.png")
+	if err := Preview(sc.Output[0], png1, PreviewOptions{Frames: []int{11}, Width: 320, Height: 240, Ground: true}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(png1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Seed 000's checks: the share of cloth pixels and their mean colour.
+	// The default front colour is a deep red; ground and sky are grey-blue.
+	bnd := img.Bounds()
+	cloth, total := 0, 0
+	var rs, gs, bs float64
+	for y := bnd.Min.Y; y < bnd.Max.Y; y++ {
+		for x := bnd.Min.X; x < bnd.Max.X; x++ {
+			r, g, b, _ := img.At(x, y).RGBA()
+			total++
+			if float64(r) > 1.6*float64(g) && float64(r) > 1.6*float64(b) {
+				cloth++
+				rs, gs, bs = rs+float64(r>>8), gs+float64(g>>8), bs+float64(b>>8)
+			}
+		}
+	}
+	cover := float64(cloth) / float64(total)
+	if cover < 0.05 || cover > 0.7 {
+		t.Errorf("cloth covers %.1f%% of the frame, want 5..70%%", 100*cover)
+	}
+	if cloth > 0 {
+		rs, gs, bs = rs/float64(cloth), gs/float64(cloth), bs/float64(cloth)
+		if rs < 80 || gs > rs/2 || bs > rs/2 {
+			t.Errorf("mean cloth colour = (%.0f, %.0f, %.0f), want a lit red", rs, gs, bs)
+		}
+	}
+	if err := Preview(sc.Output[0], filepath.Join(dir, "a.gif"), PreviewOptions{Width: 64, Height: 48}); err != nil {
+		t.Errorf("gif preview: %v", err)
+	}
+	if err := Preview(sc.Output[0], filepath.Join(dir, "a.png"), PreviewOptions{Frames: []int{99}, Width: 64, Height: 48}); ExitCode(err) != ExitBadInput {
+		t.Errorf("preview of frame 99 of 12: %v, want a bad-input error", err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
