@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -224,5 +225,32 @@ func TestBatchWithBrokenJob(t *testing.T) {
 	}
 	if n != 3 {
 		t.Errorf("--json printed %d job results, want 3:\n%s", n, out)
+	}
+}
+
+func TestPreviewCommand(t *testing.T) {
+	dir := t.TempDir()
+	writeGrid(t, filepath.Join(dir, "cloth.obj"), 10, 1, 1)
+	if code, _, errOut := runBin(t, dir, "bake", "cloth.obj", "--frames", "6", "--pin", "top", "-o", "c.glb"); code != 0 {
+		t.Fatalf("bake: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := runBin(t, dir, "preview", "c.glb", "-o", "c.png", "--frames", "0,5", "--size", "160x120")
+	if code != 0 || strings.TrimSpace(out) != "c.png" {
+		t.Fatalf("preview: exit %d, stdout %q, stderr %s", code, out, errOut)
+	}
+	f, err := os.Open(filepath.Join(dir, "c.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cfg, err := png.DecodeConfig(f)
+	if err != nil || cfg.Width != 320 || cfg.Height != 120 {
+		t.Errorf("contact sheet of 2 frames at 160x120 = %dx%d (%v), want 320x120", cfg.Width, cfg.Height, err)
+	}
+	if code, _, _ := runBin(t, dir, "preview", "cloth.obj", "-o", "x.png"); code != 3 {
+		t.Errorf("preview of an unbaked OBJ: exit %d, want 3", code)
+	}
+	if code, _, _ := runBin(t, dir, "preview", "c.glb", "-o", "x.png", "--size", "big"); code != 2 {
+		t.Errorf("preview --size big: exit %d, want 2", code)
 	}
 }
