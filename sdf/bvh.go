@@ -8,48 +8,57 @@ import (
 	"github.com/drape-sim/drape/internal/vec"
 )
 
-// bvhNode is a node of the triangle hierarchy, stored depth first: an
-// inner node's left child follows it and right is its right child; a leaf
-// holds triangles [first, first+count).
+// bvhNode is an inner node of the triangle hierarchy. It stores both
+// children's boxes (in float32, rounded outward), so visiting a node reads
+// one 64-byte cache line. A child ref >= 0 is an inner node index; a
+// negative ref is a leaf ^(first<<3 | count) holding triangles
+// [first, first+count).
 type bvhNode struct {
-	lo, hi vec.Vec3
-	right  int32 // inner: right child; leaf: first triangle
-	count  int32 // leaf: number of triangles; inner: 0
+	lo, hi [2][3]float32
+	child  [2]int32
+	_      [2]int32 // pad to 64 bytes
 }
 
 const (
-	leafSize = 4
-	maxDepth = 64 // median splits give depth log2(n/leafSize)+1 < 30
+	leafSize   = 4  // a leaf holds at most 4 triangles (ref encodes up to 7)
+	sahBins    = 16 // binned SAH (Wald 2007)
+	maxDepth   = 64 // deeper subtrees fall back to median splits
+	medianFrom = 48 // depth from which splits are medians
 )
 
-// buildBVH builds the hierarchy over triangles t by median split of their
-// centroids along the longest axis (ties broken by index, so the result is
-// deterministic) and returns the triangle order of the leaves.
+// buildBVH builds the hierarchy over triangles t with binned surface-area
+// heuristic splits of the centroids along the longest axis (I. Wald, "On
+// fast construction of SAH-based bounding volume hierarchies", 2007), and
+// returns the triangle order of the leaves. It is deterministic.
 func buildBVH(pos []vec.Vec3, t [][3]int32, nodes *[]bvhNode) []int32 {
 	order := make([]int32, len(t))
 	cen := make([]vec.Vec3, len(t))
+	tlo := make([]vec.Vec3, len(t))
+	thi := make([]vec.Vec3, len(t))
 	for i, tr := range t {
 		order[i] = int32(i)
-		cen[i] = pos[tr[0]].Add(pos[tr[1]]).Add(pos[tr[2]]).Scale(1.0 / 3)
+		a, b, c := pos[tr[0]], pos[tr[1]], pos[tr[2]]
+		tlo[i], thi[i] = a.Min(b).Min(c), a.Max(b).Max(c)
+		cen[i] = tlo[i].Add(thi[i]).Scale(0.5)
 	}
 	*nodes = make([]bvhNode, 0, 2*len(t)/leafSize+1)
-	var build func(first, n int)
-	build = func(first, n int) {
-		idx := len(*nodes)
-		*nodes = append(*nodes, bvhNode{})
-		ids := order[first : first+n]
-		tr := t[ids[0]]
-		lo, hi := pos[tr[0]], pos[tr[0]]
-		clo, chi := cen[ids[0]], cen[ids[0]]
-		for _, i := range ids {
-			for _, v := range t[i] {
-				lo, hi = lo.Min(pos[v]), hi.Max(pos[v])
-			}
-			clo, chi = clo.Min(cen[i]), chi.Max(cen[i])
+	bounds := func(ids []int32) (vec.Vec3, vec.Vec3) {
+		lo, hi := tlo[ids[0]], thi[ids[0]]
+		for _, i := range ids[1:] {
+			lo, hi = lo.Min(tlo[i]), hi.Max(thi[i])
 		}
+		return lo, hi
+	}
+	// build returns the ref of the subtree over order[first:first+n].
+	var build func(first, n, depth int) int32
+	build = func(first, n, depth int) int32 {
 		if n <= leafSize {
-			(*nodes)[idx] = bvhNode{lo: lo, hi: hi, right: int32(first), count: int32(n)}
-			return
+			return ^int32(first<<3 | n)
+		}
+		ids := order[first : first+n]
+		clo, chi := cen[ids[0]], cen[ids[0]]
+		for _, i := range ids[1:] {
+			clo, chi = clo.Min(cen[i]), chi.Max(cen[i])
 		}
 		e := chi.Sub(clo)
 		axis := 0
@@ -58,20 +67,160 @@ func buildBVH(pos []vec.Vec3, t [][3]int32, nodes *[]bvhNode) []int32 {
 		} else if e.Z > e.X && e.Z > e.Y {
 			axis = 2
 		}
-		slices.SortFunc(ids, func(a, b int32) int {
-			if c := cmp.Compare(cen[a].Get(axis), cen[b].Get(axis)); c != 0 {
-				return c
-			}
-			return cmp.Compare(a, b)
-		})
 		half := n / 2
-		build(first, half)
-		right := len(*nodes)
-		build(first+half, n-half)
-		(*nodes)[idx] = bvhNode{lo: lo, hi: hi, right: int32(right)}
+		if ext := e.Get(axis); ext > 0 && depth < medianFrom {
+			half = sahPartition(ids, cen, tlo, thi, axis, clo.Get(axis), ext)
+		}
+		if half <= 0 || half >= n {
+			slices.SortFunc(ids, func(a, b int32) int {
+				if c := cmp.Compare(cen[a].Get(axis), cen[b].Get(axis)); c != 0 {
+					return c
+				}
+				return cmp.Compare(a, b)
+			})
+			half = n / 2
+		}
+		idx := len(*nodes)
+		*nodes = append(*nodes, bvhNode{})
+		l := build(first, half, depth+1)
+		r := build(first+half, n-half, depth+1)
+		var nd bvhNode
+		for k, part := range [2][]int32{ids[:half], ids[half:]} {
+			lo, hi := bounds(part)
+			nd.lo[k] = [3]float32{down32(lo.X), down32(lo.Y), down32(lo.Z)}
+			nd.hi[k] = [3]float32{up32(hi.X), up32(hi.Y), up32(hi.Z)}
+		}
+		nd.child = [2]int32{l, r}
+		(*nodes)[idx] = nd
+		return int32(idx)
 	}
-	build(0, len(t))
+	if len(t) <= leafSize {
+		// a root node with the single leaf and an empty child.
+		inf := float32(math.Inf(1))
+		lo, hi := bounds(order)
+		*nodes = append(*nodes, bvhNode{
+			lo:    [2][3]float32{{down32(lo.X), down32(lo.Y), down32(lo.Z)}, {inf, inf, inf}},
+			hi:    [2][3]float32{{up32(hi.X), up32(hi.Y), up32(hi.Z)}, {-inf, -inf, -inf}},
+			child: [2]int32{^int32(len(t)), ^int32(0)},
+		})
+		return order
+	}
+	build(0, len(t), 0)
 	return order
+}
+
+// sahPartition splits ids by the cheapest of sahBins-1 planes along axis
+// and returns the size of the left part (0 if no plane separates them).
+func sahPartition(ids []int32, cen, tlo, thi []vec.Vec3, axis int, c0, ext float64) int {
+	type bin struct {
+		lo, hi vec.Vec3
+		n      int
+	}
+	var bins [sahBins]bin
+	binOf := func(i int32) int {
+		b := int((cen[i].Get(axis) - c0) / ext * sahBins)
+		return max(0, min(sahBins-1, b))
+	}
+	for _, i := range ids {
+		b := &bins[binOf(i)]
+		if b.n == 0 {
+			b.lo, b.hi = tlo[i], thi[i]
+		} else {
+			b.lo, b.hi = b.lo.Min(tlo[i]), b.hi.Max(thi[i])
+		}
+		b.n++
+	}
+	area := func(lo, hi vec.Vec3) float64 {
+		e := hi.Sub(lo)
+		return e.X*e.Y + e.Y*e.Z + e.Z*e.X
+	}
+	// right-to-left sweep of areas and counts.
+	var rArea [sahBins]float64
+	var rN [sahBins]int
+	var lo, hi vec.Vec3
+	n := 0
+	for b := sahBins - 1; b > 0; b-- {
+		if bins[b].n > 0 {
+			if n == 0 {
+				lo, hi = bins[b].lo, bins[b].hi
+			} else {
+				lo, hi = lo.Min(bins[b].lo), hi.Max(bins[b].hi)
+			}
+			n += bins[b].n
+		}
+		rArea[b], rN[b] = area(lo, hi), n
+	}
+	best, bestCost := 0, math.Inf(1)
+	n = 0
+	for b := 0; b < sahBins-1; b++ {
+		if bins[b].n > 0 {
+			if n == 0 {
+				lo, hi = bins[b].lo, bins[b].hi
+			} else {
+				lo, hi = lo.Min(bins[b].lo), hi.Max(bins[b].hi)
+			}
+			n += bins[b].n
+		}
+		if n == 0 || rN[b+1] == 0 {
+			continue
+		}
+		if c := area(lo, hi)*float64(n) + rArea[b+1]*float64(rN[b+1]); c < bestCost {
+			best, bestCost = b+1, c
+		}
+	}
+	if math.IsInf(bestCost, 1) {
+		return 0
+	}
+	// partition in place: bins < best to the left.
+	i, j := 0, len(ids)-1
+	for i <= j {
+		if binOf(ids[i]) < best {
+			i++
+		} else {
+			ids[i], ids[j] = ids[j], ids[i]
+			j--
+		}
+	}
+	return i
+}
+
+// down32 and up32 round a float64 to a float32 no greater / no smaller.
+func down32(x float64) float32 {
+	f := float32(x)
+	if float64(f) > x {
+		f = math.Nextafter32(f, float32(math.Inf(-1)))
+	}
+	return f
+}
+
+func up32(x float64) float32 {
+	f := float32(x)
+	if float64(f) < x {
+		f = math.Nextafter32(f, float32(math.Inf(1)))
+	}
+	return f
+}
+
+// childDistSq returns the squared distance from p to child k's box.
+func (n *bvhNode) childDistSq(p vec.Vec3, k int) float64 {
+	lo, hi := &n.lo[k], &n.hi[k]
+	var d float64
+	if v := float64(lo[0]) - p.X; v > 0 {
+		d += v * v
+	} else if v := p.X - float64(hi[0]); v > 0 {
+		d += v * v
+	}
+	if v := float64(lo[1]) - p.Y; v > 0 {
+		d += v * v
+	} else if v := p.Y - float64(hi[1]); v > 0 {
+		d += v * v
+	}
+	if v := float64(lo[2]) - p.Z; v > 0 {
+		d += v * v
+	} else if v := p.Z - float64(hi[2]); v > 0 {
+		d += v * v
+	}
+	return d
 }
 
 // nearest returns the triangle nearest to p within radius r [m] (-1 if
@@ -86,47 +235,48 @@ func (m *Mesh) nearest(p vec.Vec3, r float64) (int32, float64, vec.Vec3, uint8) 
 	}
 	var q vec.Vec3
 	var reg uint8
-	var stack [maxDepth]int32
-	var stackD [maxDepth]float64
-	sp := 0
-	nodes := m.nodes
-	node := int32(0)
-	if boxDistSq(p, nodes[0].lo, nodes[0].hi) > bestSq {
+	if boxDistSq(p, m.lo, m.hi) > bestSq {
 		return -1, 0, q, 0
 	}
+	var stack [maxDepth + 1]int32
+	var stackD [maxDepth + 1]float64
+	sp := 0
+	nodes := m.nodes
+	ref := int32(0)
 	for {
-		n := &nodes[node]
-		if n.count > 0 {
-			for i := n.right; i < n.right+n.count; i++ {
+		if ref < 0 {
+			e := ^ref
+			first, end := e>>3, e>>3+e&7
+			for i := first; i < end; i++ {
 				d2, c, rg := closestOnTri(p, &m.geo[i])
 				if d2 < bestSq {
 					best, bestSq, q, reg = i, d2, c, rg
 				}
 			}
 		} else {
-			l, rt := node+1, n.right
-			dl := boxDistSq(p, nodes[l].lo, nodes[l].hi)
-			dr := boxDistSq(p, nodes[rt].lo, nodes[rt].hi)
-			if dr < dl {
-				l, rt, dl, dr = rt, l, dr, dl
+			n := &nodes[ref]
+			d0, d1 := n.childDistSq(p, 0), n.childDistSq(p, 1)
+			a, b := n.child[0], n.child[1]
+			if d1 < d0 {
+				a, b, d0, d1 = b, a, d1, d0
 			}
-			if dl < bestSq {
-				if dr < bestSq {
-					stack[sp], stackD[sp] = rt, dr
+			if d0 < bestSq {
+				if d1 < bestSq {
+					stack[sp], stackD[sp] = b, d1
 					sp++
 				}
-				node = l
+				ref = a
 				continue
 			}
 		}
-		// pop the next node still closer than the best so far.
+		// pop the next subtree still closer than the best so far.
 		for {
 			if sp == 0 {
 				return best, bestSq, q, reg
 			}
 			sp--
 			if stackD[sp] < bestSq {
-				node = stack[sp]
+				ref = stack[sp]
 				break
 			}
 		}

@@ -1,0 +1,110 @@
+package sdf
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/drape-sim/drape/internal/vec"
+)
+
+var sinkD float64
+var sinkG vec.Vec3
+
+// benchPoints returns n seeded points within dist [m] of the surface of s
+// (projected from random points in a padded box along the gradient).
+func benchPoints(s SDF, lo, hi vec.Vec3, n int, dist float64) []vec.Vec3 {
+	r := newRand(9)
+	pts := make([]vec.Vec3, n)
+	for i := range pts {
+		p := randIn(r, lo, hi)
+		d, g := s.DistGrad(p)
+		pts[i] = p.AddScaled(g, -d+(2*r.Float64()-1)*dist)
+	}
+	return pts
+}
+
+func benchDistGrad(b *testing.B, s SDF, pts []vec.Vec3) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		d, g := s.DistGrad(pts[i%len(pts)])
+		sinkD += d
+		sinkG = g
+	}
+}
+
+// BenchmarkDist measures one DistGrad per shape at points within 1 cm of
+// the surface.
+func BenchmarkDist(b *testing.B) {
+	for _, c := range shapeCases(b) {
+		pts := benchPoints(c.s, c.lo, c.hi, 1024, 0.01)
+		b.Run(c.name, func(b *testing.B) { benchDistGrad(b, c.s, pts) })
+	}
+	pos, tris := loadOBJ(b, "testdata/table2.obj", 1)
+	tab := mustMesh(b, pos, tris)
+	pts := benchPoints(tab, vec.V(-0.6, -0.1, -0.6), vec.V(0.6, 0.1, 0.6), 1024, 0.01)
+	b.Run("table mesh", func(b *testing.B) { benchDistGrad(b, tab, pts) })
+}
+
+// BenchmarkMeshDist measures the body mesh (27k triangles): points within
+// 1 cm of the surface (cloth on a body) and points 5-30 cm away, with
+// DistGrad and with DistGradWithin(p, 5 mm) as the solver calls it.
+func BenchmarkMeshDist(b *testing.B) {
+	pos, tris := loadOBJ(b, "testdata/male_generic.obj", 0.1)
+	m := mustMesh(b, pos, tris)
+	lo, hi := m.Bounds()
+	pad := vec.V(0.3, 0.3, 0.3)
+	near := benchPoints(m, lo.Sub(pad), hi.Add(pad), 4096, 0.01)
+	r := newRand(10)
+	var far []vec.Vec3
+	for len(far) < 4096 {
+		p := randIn(r, lo.Sub(pad), hi.Add(pad))
+		if d := m.Dist(p); d > 0.05 {
+			far = append(far, p)
+		}
+	}
+	// coherent: the near points in the order of 5 cm cells, as a cloth's
+	// vertices arrive from the solver (neighbours share cache lines).
+	coherent := slices.Clone(near)
+	cellOf := func(p vec.Vec3) [3]int {
+		return [3]int{int(math.Floor(p.X / 0.05)), int(math.Floor(p.Y / 0.05)), int(math.Floor(p.Z / 0.05))}
+	}
+	slices.SortStableFunc(coherent, func(a, b vec.Vec3) int {
+		ca, cb := cellOf(a), cellOf(b)
+		for k := 0; k < 3; k++ {
+			if c := cmp.Compare(ca[k], cb[k]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	for _, set := range []struct {
+		name string
+		pts  []vec.Vec3
+	}{{"near", near}, {"coherent", coherent}, {"far", far}} {
+		b.Run(set.name, func(b *testing.B) { benchDistGrad(b, m, set.pts) })
+		b.Run(set.name+"/within5mm", func(b *testing.B) {
+			pts := set.pts
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				d, g, _ := m.DistGradWithin(pts[i%len(pts)], 0.005)
+				sinkD += d
+				sinkG = g
+			}
+		})
+	}
+}
+
+// BenchmarkMeshBuild measures NewMesh on the body (topology checks,
+// pseudo-normals, BVH and bound grid).
+func BenchmarkMeshBuild(b *testing.B) {
+	pos, tris := loadOBJ(b, "testdata/male_generic.obj", 0.1)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := NewMesh(pos, tris); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
