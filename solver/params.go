@@ -131,7 +131,7 @@ func DefaultParams() Params {
 		Iterations:           1,
 		JacobiIterations:     32,
 		Chebyshev:            true,
-		ChebyshevRho:         0.9,
+		ChebyshevRho:         0.99,
 		Threads:              0,
 		Tethers:              true,
 		TetherSlack:          0,
@@ -141,7 +141,7 @@ func DefaultParams() Params {
 }
 
 // Validate checks every field and names the first one out of range.
-func (p *Params) Validate() error {
+func (p Params) Validate() error {
 	fin := func(name string, v, lo, hi float64, rng string) error {
 		if math.IsNaN(v) || v < lo || v > hi {
 			return fmt.Errorf("%s = %g: must be in %s", name, v, rng)

@@ -130,6 +130,12 @@ func (b *base) checkState(s *State, f *Frame) error {
 // retrying with doubled substeps as Params.RetryDivergence allows.
 func (b *base) runFrame(s *State, f *Frame, n int, substep func(k, n int, t, dt float64)) error {
 	p := &b.m.Params
+	for i, x := range s.Pos {
+		if !x.IsFinite() || !s.Vel[i].IsFinite() {
+			return &DivergedError{Frame: f.Index, Vertex: int32(i), Speed: s.Vel[i].Len(), Substeps: n,
+				Reason: "position or velocity is not finite at the start of the frame"}
+		}
+	}
 	retry := p.RetryDivergence
 	if retry > 0 {
 		if len(b.save.Pos) != len(s.Pos) {

@@ -136,7 +136,7 @@ func updateVelocity(pos, prev, vel, acc []vec.Vec3, w []float64, dt float64, las
 	for i := range pos {
 		v := pos[i].Sub(prev[i]).Scale(inv)
 		if last && w[i] != 0 {
-			v = v.Add(acc[i].Scale(0.5 * dt).Add(v.Sub(vel[i])).Scale(0.5))
+			v = v.Add(acc[i].Scale(dt).Add(v.Sub(vel[i])).Scale(0.5))
 		}
 		vel[i] = v
 	}
