@@ -52,8 +52,7 @@ func BenchmarkDist(b *testing.B) {
 // 1 cm of the surface (cloth on a body) and points 5-30 cm away, with
 // DistGrad and with DistGradWithin(p, 5 mm) as the solver calls it.
 func BenchmarkMeshDist(b *testing.B) {
-	pos, tris := loadOBJ(b, "testdata/male_generic.obj", 0.1)
-	m := mustMesh(b, pos, tris)
+	_, _, m := bodyMesh(b)
 	lo, hi := m.Bounds()
 	pad := vec.V(0.3, 0.3, 0.3)
 	near := benchPoints(m, lo.Sub(pad), hi.Add(pad), 4096, 0.01)

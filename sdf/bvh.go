@@ -329,8 +329,8 @@ func (g *boundGrid) centre(i, j, k int) vec.Vec3 {
 }
 
 // bounds returns a lower bound lb on the signed distance at p, an upper
-// bound ub on the unsigned distance, and whether p is certainly outside.
-func (g *boundGrid) bounds(m *Mesh, p vec.Vec3) (lb, ub float64, outside bool) {
+// bound ub and a lower bound uLow on the unsigned distance.
+func (g *boundGrid) bounds(m *Mesh, p vec.Vec3) (lb, ub, uLow float64) {
 	cell := func(x, lo float64, n int) int {
 		i := int(math.Floor((x - lo) * g.invH))
 		return max(0, min(n-1, i))
@@ -339,8 +339,10 @@ func (g *boundGrid) bounds(m *Mesh, p vec.Vec3) (lb, ub float64, outside bool) {
 	dc := g.d[(k*g.ny+j)*g.nx+i]
 	e := p.Sub(g.centre(i, j, k)).Len()
 	lb = dc - e
+	uLow = math.Abs(dc) - e
 	if b := math.Sqrt(boxDistSq(p, m.lo, m.hi)); b > lb {
 		lb = b
+		uLow = math.Max(uLow, b)
 	}
-	return lb, math.Abs(dc) + e, lb > 0
+	return lb, math.Abs(dc) + e, uLow
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/drape-sim/drape/internal/vec"
@@ -61,6 +62,31 @@ func loadOBJ(t testing.TB, path string, scale float64) ([]vec.Vec3, [][3]int32) 
 		t.Fatal(err)
 	}
 	return pos, tris
+}
+
+var body struct {
+	once sync.Once
+	pos  []vec.Vec3
+	tris [][3]int32
+	m    *Mesh
+	err  error
+}
+
+// bodyMesh returns the MakeHuman body in metres, built once per test
+// binary (NewMesh on 27k triangles takes a few hundred milliseconds).
+func bodyMesh(t testing.TB) ([]vec.Vec3, [][3]int32, *Mesh) {
+	t.Helper()
+	body.once.Do(func() {
+		body.pos, body.tris = loadOBJ(t, "testdata/male_generic.obj", 0.1)
+		body.m, body.err = NewMesh(body.pos, body.tris)
+	})
+	if body.err != nil {
+		t.Fatal(body.err)
+	}
+	if body.m == nil {
+		t.Fatal("testdata/male_generic.obj did not load")
+	}
+	return body.pos, body.tris, body.m
 }
 
 // cubeMesh returns the 12-triangle box of half extents h, outward wound.

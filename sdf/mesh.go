@@ -35,6 +35,7 @@ type Mesh struct {
 	lo    vec.Vec3
 	hi    vec.Vec3
 	grid  boundGrid
+	band  bandGrid
 }
 
 // triGeom is what the nearest-triangle search reads: corner a and edges
@@ -138,6 +139,7 @@ func NewMesh(pos []vec.Vec3, tris [][3]int32) (*Mesh, error) {
 		m.info[j] = inf
 	}
 	m.grid = newBoundGrid(m)
+	m.band = newBandGrid(m)
 	return m, nil
 }
 
@@ -259,6 +261,11 @@ func (m *Mesh) Grad(p vec.Vec3) vec.Vec3 { _, g := m.DistGrad(p); return g }
 
 // DistGrad returns Dist(p) and Grad(p) with one nearest-triangle search.
 func (m *Mesh) DistGrad(p vec.Vec3) (float64, vec.Vec3) {
+	if id, e := m.band.list(p); id >= 0 {
+		i, d2, q, reg := m.nearestIn(p, id, e, math.Inf(1))
+		d, g, _ := m.sign(p, i, d2, q, reg)
+		return d, g
+	}
 	_, ub, _ := m.grid.bounds(m, p)
 	return m.signed(p, ub)
 }
@@ -267,18 +274,30 @@ func (m *Mesh) DistGrad(p vec.Vec3) (float64, vec.Vec3) {
 // point whose grid bound puts it farther than maxDist outside returns false
 // in O(1); a point known to be outside searches only within maxDist.
 func (m *Mesh) DistGradWithin(p vec.Vec3, maxDist float64) (float64, vec.Vec3, bool) {
-	lb, ub, outside := m.grid.bounds(m, p)
+	lb, ub, _ := m.grid.bounds(m, p)
 	if lb > maxDist {
 		return lb, vec.Vec3{}, false
 	}
-	if outside && maxDist < ub {
-		i, d2, q, reg := m.nearest(p, maxDist)
-		if i < 0 {
-			return math.Max(lb, maxDist), vec.Vec3{}, false
-		}
-		return m.sign(p, i, d2, q, reg)
+	r := math.Inf(1)
+	if lb > 0 && maxDist < ub {
+		r = maxDist // outside for sure: only the band matters
 	}
-	d, g := m.signed(p, ub)
+	var i int32
+	var d2 float64
+	var q vec.Vec3
+	var reg uint8
+	if id, e := m.band.list(p); id >= 0 {
+		i, d2, q, reg = m.nearestIn(p, id, e, r)
+	} else {
+		i, d2, q, reg = m.nearest(p, math.Min(r, ub))
+		if i < 0 && math.IsInf(r, 1) {
+			i, d2, q, reg = m.nearest(p, math.Inf(1))
+		}
+	}
+	if i < 0 {
+		return math.Max(lb, maxDist), vec.Vec3{}, false
+	}
+	d, g, _ := m.sign(p, i, d2, q, reg)
 	return within(d, g, maxDist)
 }
 

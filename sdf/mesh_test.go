@@ -195,8 +195,7 @@ func TestMeshTableThinTop(t *testing.T) {
 // BVH distance equals a brute-force scan, the sign agrees with ray parity,
 // also within 0.1 mm of vertices, and DistGradWithin agrees with DistGrad.
 func TestMeshBodyBruteForce(t *testing.T) {
-	pos, tris := loadOBJ(t, "testdata/male_generic.obj", 0.1)
-	m := mustMesh(t, pos, tris)
+	pos, tris, m := bodyMesh(t)
 	if n := m.NumTriangles(); n != 27300 {
 		t.Fatalf("male_generic.obj triangles = %d, want 27300", n)
 	}
@@ -242,8 +241,7 @@ func TestMeshBodyBruteForce(t *testing.T) {
 
 // TestMeshGradientMatchesFiniteDifference on the body, away from kinks.
 func TestMeshGradientMatchesFiniteDifference(t *testing.T) {
-	pos, tris := loadOBJ(t, "testdata/male_generic.obj", 0.1)
-	m := mustMesh(t, pos, tris)
+	pos, _, m := bodyMesh(t)
 	r := newRand(6)
 	bad := 0
 	const n = 400
@@ -262,5 +260,28 @@ func TestMeshGradientMatchesFiniteDifference(t *testing.T) {
 	}
 	if bad > n/50 {
 		t.Errorf("body gradient differs from central difference at %d of %d points, want <= %d", bad, n, n/50)
+	}
+}
+
+// TestMeshBandMatchesTree: near the surface the candidate lists answer,
+// and they give exactly the tree search's result.
+func TestMeshBandMatchesTree(t *testing.T) {
+	pos, _, m := bodyMesh(t)
+	r := newRand(12)
+	inBand := 0
+	const n = 3000
+	for i := 0; i < n; i++ {
+		p := pos[r.IntN(len(pos))].AddScaled(randDir(r), 0.006*r.Float64())
+		if id, _ := m.band.list(p); id >= 0 {
+			inBand++
+		}
+		d, g := m.DistGrad(p)
+		td, tg := m.signed(p, math.Inf(1))
+		if d != td || g != tg {
+			t.Fatalf("body DistGrad%s = %v, %s from the band, %v, %s from the tree", fmtV(p), d, fmtV(g), td, fmtV(tg))
+		}
+	}
+	if inBand < n*99/100 {
+		t.Errorf("body: %d of %d points within 6 mm of a vertex used the band, want >= 99%%", inBand, n)
 	}
 }
