@@ -40,7 +40,7 @@ const (
 	// bandCellEdges is the band cell size in median edge lengths: measured
 	// on the MakeHuman body, 1.5 gives the fastest queries (1 is as fast
 	// with 50% more memory and build time, 2 and 3 are slower).
-	bandCellEdges = 1.5
+	bandCellEdges  = 1.5
 	maxBandCells   = 1 << 22 // dense cell index at most 16 MB
 	maxBandEntries = 1 << 23 // candidate lists at most 64 MB
 )
