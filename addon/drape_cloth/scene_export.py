@@ -313,18 +313,32 @@ def _write_points_obj(path, obj, obj_eval, transform):
         obj_eval.to_mesh_clear()
 
 
+def may_move(obj):
+    """Reports whether obj's transform can change over time: it or a parent
+    has animation data (actions, drivers) or constraints."""
+    o = obj
+    while o is not None:
+        if o.animation_data is not None or len(o.constraints) > 0:
+            return True
+        o = o.parent
+    return False
+
+
 def sample_matrices(context, objs, start, end):
     """Returns {name: [matrix_world per frame start..end]} sampled with
-    frame_set, restoring the current frame."""
+    frame_set (only for objects that may move; a still one gets its matrix
+    at start once), restoring the current frame."""
     scene = context.scene
     cur, sub = scene.frame_current, scene.frame_subframe
     out = {o.name: [] for o in objs}
-    if not objs:
-        return out
+    moving = [o for o in objs if may_move(o)]
     try:
-        for f in range(start, end + 1):
+        scene.frame_set(start)
+        for o in objs:
+            out[o.name].append(o.matrix_world.copy())
+        for f in range(start + 1, end + 1) if moving else ():
             scene.frame_set(f)
-            for o in objs:
+            for o in moving:
                 out[o.name].append(o.matrix_world.copy())
     finally:
         scene.frame_set(cur, subframe=sub)
