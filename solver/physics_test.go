@@ -1,0 +1,449 @@
+package solver
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/drape-sim/drape/internal/vec"
+)
+
+// noForces returns params with no damping and no drag for the solver.
+func quiet(kind SolverKind) Params {
+	p := DefaultParams()
+	p.Solver = kind
+	p.Damping = 0
+	p.AirDrag = 0
+	return p
+}
+
+func TestFreeFall(t *testing.T) {
+	pos, tris := gridMesh(5, 5, 0.2, 0.2)
+	for _, kind := range allSolvers {
+		t.Run(kind.String(), func(t *testing.T) {
+			m := newModel(t, pos, tris, nil, quiet(kind))
+			s := NewState(m)
+			simulate(t, m, s, 24, 24, nil)
+			g := m.Params.Gravity
+			for i, x := range s.Pos {
+				want := pos[i].Add(g.Scale(0.5))
+				d := x.Sub(pos[i]).Y
+				if rel := math.Abs(d-want.Sub(pos[i]).Y) / math.Abs(want.Sub(pos[i]).Y); rel > 1e-4 || x.Sub(want).Len() > 1e-4*g.Len()/2 {
+					t.Fatalf("%v: vertex %d at t = 1 s = %v, want %v (relative error %.2g)", kind, i, x, want, rel)
+				}
+			}
+			if v := s.Vel[0].Y; math.Abs(v-g.Y) > 1e-4*math.Abs(g.Y) {
+				t.Errorf("%v: velocity at t = 1 s = %g, want %g", kind, v, g.Y)
+			}
+		})
+	}
+}
+
+func TestHangingClothStretch(t *testing.T) {
+	pos, tris := gridMesh(40, 40, 1, 1)
+	frames := 72
+	run := func(sub int, tethers bool) (float64, bool) {
+		p := DefaultParams()
+		p.Substeps = sub
+		p.Tethers = tethers
+		m := newModel(t, pos, tris, topPins(40), p)
+		s := NewState(m)
+		worst := 0.0
+		pinsFixed := true
+		simulate(t, m, s, frames, 24, func(int) {
+			worst = math.Max(worst, maxStretch(m, s.Pos))
+			for i := 0; i < 40; i++ {
+				if s.Pos[i] != pos[i] {
+					pinsFixed = false
+				}
+			}
+		})
+		return worst, pinsFixed
+	}
+	worst, fixed := run(DefaultParams().Substeps, DefaultParams().Tethers)
+	t.Logf("defaults (%d substeps, tethers %v): max edge stretch over 3 s = %.3f%%", DefaultParams().Substeps, DefaultParams().Tethers, 100*worst)
+	if worst >= 0.01 {
+		t.Errorf("hanging 40x40 cloth at defaults: max edge stretch = %.3f%%, want < 1%%", 100*worst)
+	}
+	if !fixed {
+		t.Errorf("hanging 40x40 cloth: a pinned vertex moved")
+	}
+	if testing.Short() {
+		return
+	}
+	// shorter runs (1 s) for the comparison, to keep the suite fast
+	frames = 24
+	for _, tethers := range []bool{false, true} {
+		for _, sub := range []int{5, 10, 20} {
+			w, _ := run(sub, tethers)
+			t.Logf("%2d substeps, tethers %-5v: max edge stretch over 1 s = %.3f%%", sub, tethers, 100*w)
+		}
+	}
+}
+
+// bentGrid returns a grid rolled around a cylinder of radius r (axis along X).
+func bentGrid(nx, ny int, w, h, r float64) ([]vec.Vec3, [][3]int32) {
+	pos, tris := gridMesh(nx, ny, w, h)
+	for i, p := range pos {
+		a := p.Y / r
+		pos[i] = vec.V(p.X, r*math.Sin(a), r*(1-math.Cos(a)))
+	}
+	return pos, tris
+}
+
+func TestStaysAtRest(t *testing.T) {
+	flatPos, flatTris := gridMesh(4, 4, 0.3, 0.3)
+	bentPos, bentTris := bentGrid(4, 4, 0.3, 0.3, 0.1)
+	for _, kind := range allSolvers {
+		for _, c := range []struct {
+			name string
+			pos  []vec.Vec3
+			tris [][3]int32
+		}{{"flat", flatPos, flatTris}, {"bent", bentPos, bentTris}} {
+			t.Run(kind.String()+"/"+c.name, func(t *testing.T) {
+				p := DefaultParams()
+				p.Solver = kind
+				p.Gravity = vec.Vec3{}
+				m := newModel(t, c.pos, c.tris, nil, p)
+				s := NewState(m)
+				simulate(t, m, s, 1000, 24, nil)
+				drift := 0.0
+				for i, x := range s.Pos {
+					drift = math.Max(drift, x.Sub(c.pos[i]).Len())
+				}
+				if drift >= 1e-6 {
+					t.Errorf("%v %s cloth with no forces drifted %.3g m in 1000 frames, want < 1e-6", kind, c.name, drift)
+				}
+			})
+		}
+	}
+}
+
+// cantilever returns the tip deflection [m] of a horizontal strip 0.2 m x
+// 0.04 m clamped along its first two columns, after it settles under
+// gravity.
+func cantilever(t *testing.T, nx int, bend float64, substeps int) float64 {
+	ny := (nx-1)/5 + 1
+	pos, tris := gridMesh(nx, ny, 0.2, 0.04)
+	for i := range pos {
+		pos[i] = vec.V(pos[i].X, 0, pos[i].Y) // into the XZ plane
+	}
+	var pins []Pin
+	for j := 0; j < ny; j++ {
+		for i := 0; i < 2; i++ {
+			pins = append(pins, Pin{Vertex: int32(j*nx + i), Stiffness: 1})
+		}
+	}
+	p := DefaultParams()
+	p.BendingStiffness = bend
+	p.Damping = 4
+	p.Substeps = substeps
+	m := newModel(t, pos, tris, pins, p)
+	s := NewState(m)
+	simulate(t, m, s, 48, 24, nil)
+	tip := 0.0
+	for j := 0; j < ny; j++ {
+		tip += s.Pos[j*nx+nx-1].Y
+	}
+	return -tip / float64(ny)
+}
+
+func TestCantileverDeflection(t *testing.T) {
+	// XPBD with one projection per substep cannot hold a stiff cantilever
+	// (Gauss-Seidel does not converge over 20 hinges): deflection
+	// saturates near 0.188 m from about 3e-3 N·m up; see the package note.
+	stiff := []float64{3e-5, 1e-4, 3e-4, 1e-3}
+	prev := math.Inf(1)
+	for _, b := range stiff {
+		d := cantilever(t, 21, b, 15)
+		d2 := cantilever(t, 41, b, 15)
+		t.Logf("bending %.0e N·m: tip deflection %.4f m (21 columns), %.4f m (41 columns), ratio %.3f", b, d, d2, d2/d)
+		if d >= prev {
+			t.Errorf("bending %g: deflection %.4f m, not below %.4f m at the softer setting", b, d, prev)
+		}
+		if math.Abs(d2-d) > 0.1*d {
+			t.Errorf("bending %g: deflection %.4f m at 41 columns vs %.4f m at 21: differs by more than 10%%", b, d2, d)
+		}
+		prev = d
+	}
+}
+
+func TestSubstepIndependence(t *testing.T) {
+	d10 := cantilever(t, 21, 3e-4, 10)
+	d30 := cantilever(t, 21, 3e-4, 30)
+	t.Logf("cantilever deflection: %.4f m at 10 substeps, %.4f m at 30", d10, d30)
+	if math.Abs(d30-d10) > 0.1*d30 {
+		t.Errorf("cantilever deflection %.4f m at 10 substeps vs %.4f m at 30: differs by more than 10%%", d10, d30)
+	}
+}
+
+func TestEnergyDoesNotGrow(t *testing.T) {
+	// a cloth pinned at one corner, released horizontal, swings
+	pos, tris := gridMesh(5, 5, 0.3, 0.3)
+	for i := range pos {
+		pos[i] = vec.V(pos[i].X, 0, pos[i].Y)
+	}
+	for _, kind := range allSolvers {
+		t.Run(kind.String(), func(t *testing.T) {
+			p := DefaultParams()
+			p.Solver = kind
+			m := newModel(t, pos, tris, []Pin{{Vertex: 0, Stiffness: 1}}, p)
+			s := NewState(m)
+			e0 := energy(m, s, p.Gravity)
+			maxE, maxK := math.Inf(-1), 0.0
+			simulate(t, m, s, 1000, 24, func(int) {
+				maxE = math.Max(maxE, energy(m, s, p.Gravity))
+				maxK = math.Max(maxK, kinetic(m, s))
+			})
+			end := energy(m, s, p.Gravity)
+			t.Logf("%v: energy start %.4g J, max %.4g J, end %.4g J, max kinetic %.4g J", kind, e0, maxE, end, maxK)
+			if maxE > e0+1e-6 {
+				t.Errorf("%v: energy grew from %.6g J to %.6g J", kind, e0, maxE)
+			}
+			// bounded by the potential energy released by a fall of the cloth's size
+			if bound := 0.15 * 0.09 * 9.81 * 0.6; maxK > bound {
+				t.Errorf("%v: kinetic energy %.4g J above the bound %.4g J", kind, maxK, bound)
+			}
+		})
+	}
+}
+
+func TestThreadsDeterministic(t *testing.T) {
+	pos, tris := gridMesh(96, 96, 1, 1)
+	for i := range pos {
+		pos[i].Z = -0.5 * pos[i].Y
+	}
+	var ref []vec.Vec3
+	for _, th := range []int{1, 2, 8} {
+		p := DefaultParams()
+		p.Threads = th
+		m := newModel(t, pos, tris, topPins(96), p)
+		s := NewState(m)
+		f := m.FrameAt(0, 24)
+		f.Wind = Wind{Velocity: vec.V(1, 0, 2), Gust: 0.5, Turbulence: 0.3, Seed: 7}
+		x := NewXPBD(m)
+		for i := 0; i < 4; i++ {
+			f.Index, f.Time = i, float64(i)/24
+			if err := x.Step(s, &f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if ref == nil {
+			ref = s.Pos
+			continue
+		}
+		for i := range ref {
+			if s.Pos[i] != ref[i] {
+				t.Fatalf("threads %d: vertex %d = %v, threads 1 gave %v", th, i, s.Pos[i], ref[i])
+			}
+		}
+	}
+}
+
+func TestDivergenceGuard(t *testing.T) {
+	pos, tris := gridMesh(4, 4, 0.1, 0.1)
+	p := DefaultParams()
+	p.MaxSpeed = 0.5 // a free fall passes 0.5 m/s after 51 ms
+	p.RetryDivergence = 2
+	m := newModel(t, pos, tris, nil, p)
+	s := NewState(m)
+	x := NewXPBD(m)
+	var err error
+	for i := 0; i < 5 && err == nil; i++ {
+		f := m.FrameAt(i, 24)
+		err = x.Step(s, &f)
+	}
+	var de *DivergedError
+	if !errors.Is(err, ErrDiverged) || !errors.As(err, &de) {
+		t.Fatalf("free fall with max speed 0.5 m/s: error = %v, want ErrDiverged", err)
+	}
+	if de.Frame != 1 || de.Substeps != 4*p.Substeps || !strings.Contains(err.Error(), "vertex 0") || !strings.Contains(err.Error(), "substeps") {
+		t.Errorf("error = %q (frame %d, substeps %d), want frame 1, vertex 0, %d substeps after 2 retries, and a fix", err, de.Frame, de.Substeps, 4*p.Substeps)
+	}
+	t.Log(err)
+	// a NaN position
+	s = NewState(m)
+	s.Pos[3].X = math.NaN()
+	f := m.FrameAt(0, 24)
+	if err := x.Step(s, &f); !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "vertex 3") {
+		t.Errorf("NaN position: error = %v, want ErrDiverged naming vertex 3", err)
+	}
+}
+
+func TestColouringValid(t *testing.T) {
+	gpos, gtris := gridMesh(40, 40, 1, 1)
+	cpos, ctris := cubeMesh()
+	fanPos := []vec.Vec3{vec.V(0, 0, 0), vec.V(1, 0, 0), vec.V(0.5, 1, 0), vec.V(0.5, -1, 0), vec.V(0.5, 0, 1)}
+	fanTris := [][3]int32{{0, 1, 2}, {0, 1, 3}, {1, 0, 4}}
+	for _, c := range []struct {
+		name string
+		pos  []vec.Vec3
+		tris [][3]int32
+	}{{"grid40", gpos, gtris}, {"cube", cpos, ctris}, {"fan", fanPos, fanTris}} {
+		t.Run(c.name, func(t *testing.T) {
+			m := newModel(t, c.pos, c.tris, nil, DefaultParams())
+			check := func(kind string, starts []int, verts func(i int) []int32, n int) {
+				if starts[len(starts)-1] != n {
+					t.Errorf("%s %s colours cover %d constraints, want %d", c.name, kind, starts[len(starts)-1], n)
+				}
+				for k := 0; k+1 < len(starts); k++ {
+					seen := map[int32]int{}
+					for i := starts[k]; i < starts[k+1]; i++ {
+						for _, v := range verts(i) {
+							if j, ok := seen[v]; ok {
+								t.Fatalf("%s %s colour %d: constraints %d and %d share vertex %d", c.name, kind, k, j, i, v)
+							}
+							seen[v] = i
+						}
+					}
+				}
+			}
+			check("stretch", m.stretch.colours, func(i int) []int32 { return m.stretch.v[i][:] }, len(m.Topo.Edges))
+			check("bend", m.bend.colours, func(i int) []int32 { return m.bend.v[i][:] }, len(m.bend.v))
+			ns, nb := m.NumColours()
+			t.Logf("%s: %d stretch colours, %d bending colours", c.name, ns, nb)
+		})
+	}
+	// overflow beyond 64 colours: a fan of 100 triangles around vertex 0
+	pos := []vec.Vec3{vec.V(0, 0, 0)}
+	var tris [][3]int32
+	for i := 0; i < 100; i++ {
+		a := 2 * math.Pi * float64(i) / 100
+		pos = append(pos, vec.V(math.Cos(a), math.Sin(a), 0))
+		tris = append(tris, [3]int32{0, int32(i + 1), int32((i+1)%100 + 1)})
+	}
+	m := newModel(t, pos, tris, nil, DefaultParams())
+	if ns, _ := m.NumColours(); ns < 100 {
+		t.Errorf("100-triangle fan: %d stretch colours, want >= 100 (vertex 0 has 100 edges)", ns)
+	}
+}
+
+func TestChebyshevAcceleration(t *testing.T) {
+	pos, tris := gridMesh(20, 20, 1, 1)
+	p := DefaultParams()
+	p.Solver = SolverImplicit
+	m := newModel(t, pos, tris, topPins(20), p)
+	residuals := func(cheb bool) []float64 {
+		ms := newMassSpring(m)
+		defer ms.pool.close()
+		s := NewState(m)
+		// a stretched start: the target is the rest shape scaled by 1.05
+		ms.s, ms.dt = s, 1.0/24/float64(p.Substeps)
+		copy(ms.xHat, s.Pos)
+		for i := range s.Pos {
+			if m.InvMass[i] > 0 {
+				s.Pos[i] = s.Pos[i].Scale(1.05)
+			}
+		}
+		var res []float64
+		ms.solveImplicit(64, cheb, &res)
+		return res
+	}
+	plain, cheb := residuals(false), residuals(true)
+	for _, k := range []int{0, 8, 16, 32, 64} {
+		t.Logf("iteration %2d: residual %.3e plain Jacobi, %.3e Chebyshev", k, plain[k], cheb[k])
+	}
+	if !(cheb[64] < 0.5*plain[64]) {
+		t.Errorf("residual after 64 iterations: Chebyshev %.3e, plain %.3e: want Chebyshev below half of plain", cheb[64], plain[64])
+	}
+}
+
+func TestPinsFollowMotion(t *testing.T) {
+	pos, tris := gridMesh(5, 5, 0.2, 0.2)
+	motion := KeyedTranslation{Times: []float64{0, 1}, Offsets: []vec.Vec3{{}, vec.V(0.5, 0.2, 0)}}
+	for _, kind := range allSolvers {
+		for _, soft := range []bool{false, true} {
+			name := kind.String() + map[bool]string{false: "/hard", true: "/soft"}[soft]
+			t.Run(name, func(t *testing.T) {
+				p := DefaultParams()
+				p.Solver = kind
+				pins := topPins(5)
+				for i := range pins {
+					pins[i].Motion = motion
+					if soft {
+						pins[i].Stiffness = 0.9
+					}
+				}
+				m := newModel(t, pos, tris, pins, p)
+				s := NewState(m)
+				simulate(t, m, s, 12, 24, nil)
+				tol := 1e-12
+				if soft {
+					tol = 0.01
+				}
+				for i := 0; i < 5; i++ {
+					want := pos[i].Add(vec.V(0.25, 0.1, 0))
+					if d := s.Pos[i].Sub(want).Len(); d > tol {
+						t.Errorf("%s: pin %d at t = 0.5 s = %v, want %v (off by %.3g m, tolerance %g)", name, i, s.Pos[i], want, d, tol)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestWindPushesCloth(t *testing.T) {
+	pos, tris := gridMesh(10, 10, 0.5, 0.5)
+	p := DefaultParams()
+	m := newModel(t, pos, tris, topPins(10), p)
+	run := func(seed uint64) []vec.Vec3 {
+		s := NewState(m)
+		x := NewXPBD(m)
+		for i := 0; i < 24; i++ {
+			f := m.FrameAt(i, 24)
+			f.Wind = Wind{Velocity: vec.V(0, 0, 5), Gust: 0.5, Turbulence: 0.2, Seed: seed}
+			if err := x.Step(s, &f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return s.Pos
+	}
+	a, b, c := run(1), run(1), run(2)
+	if a[95].Z < 0.05 {
+		t.Errorf("bottom vertex after 1 s of 5 m/s wind along +Z: z = %.3f m, want pushed downwind", a[95].Z)
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("same wind seed gave different vertex %d: %v vs %v", i, a[i], b[i])
+		}
+	}
+	if a[95] == c[95] {
+		t.Errorf("different wind seeds gave identical results")
+	}
+}
+
+func TestParamsValidate(t *testing.T) {
+	if err := DefaultParams().Validate(); err != nil {
+		t.Fatalf("DefaultParams().Validate() = %v", err)
+	}
+	tests := []struct {
+		name string
+		mod  func(p *Params)
+		want string
+	}{
+		{"substeps", func(p *Params) { p.Substeps = 0 }, "substeps = 0: must be in 1..1000"},
+		{"density", func(p *Params) { p.Density = -1 }, "density = -1"},
+		{"nan", func(p *Params) { p.StretchStiffness = math.NaN() }, "stretch stiffness = NaN"},
+		{"solver", func(p *Params) { p.Solver = 0 }, "solver = 0"},
+		{"gravity", func(p *Params) { p.Gravity.Y = math.Inf(-1) }, "gravity y"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := DefaultParams()
+			tc.mod(&p)
+			err := p.Validate()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Validate(%s) = %v, want %q", tc.name, err, tc.want)
+			}
+		})
+	}
+	for _, k := range allSolvers {
+		if got, err := ParseSolverKind(strings.ToUpper(k.String())); err != nil || got != k {
+			t.Errorf("ParseSolverKind(%q) = %v, %v", k, got, err)
+		}
+	}
+	if _, err := ParseSolverKind("rk4"); err == nil {
+		t.Errorf("ParseSolverKind(rk4) error = nil")
+	}
+}
