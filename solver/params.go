@@ -112,6 +112,26 @@ type Params struct {
 	// RetryDivergence is how many times a diverged frame is retried from its
 	// start with twice the substeps before giving up (0 = never).
 	RetryDivergence int
+
+	// Collision (collide.go, selfcollide.go).
+
+	// Thickness is the collision thickness [m]: every vertex is kept at
+	// least this far outside each collider (unless the collider sets its
+	// own) and, with SelfCollision, from every non-adjacent triangle and
+	// edge of the cloth.
+	Thickness float64
+	// Friction is the Coulomb coefficient (static and kinetic) of cloth on
+	// colliders whose own StaticFriction and KineticFriction are both 0.
+	Friction float64
+	// SelfCollision keeps the cloth Thickness away from itself
+	// (vertex-triangle and edge-edge proximity constraints).
+	SelfCollision bool
+	// SelfFriction is the Coulomb coefficient of cloth sliding on itself.
+	SelfFriction float64
+	// Settle pushes vertices that start inside a collider out (to
+	// Thickness) with zero velocity in the first substep an integrator
+	// runs, before they can explode outwards.
+	Settle bool
 }
 
 // DefaultParams returns the default settings: a light cotton (150 g/m²)
@@ -137,6 +157,11 @@ func DefaultParams() Params {
 		TetherSlack:          0,
 		MaxSpeed:             100,
 		RetryDivergence:      0,
+		Thickness:            0.003,
+		Friction:             0.5,
+		SelfCollision:        false,
+		SelfFriction:         0.2,
+		Settle:               true,
 	}
 }
 
@@ -173,6 +198,9 @@ func (p Params) Validate() error {
 		in("jacobi iterations", p.JacobiIterations, 1, 1000),
 		in("threads", p.Threads, 0, 256),
 		in("retry divergence", p.RetryDivergence, 0, 10),
+		fin("thickness", p.Thickness, 1e-5, 1, "1e-5..1 m"),
+		fin("friction", p.Friction, 0, 10, "0..10"),
+		fin("self friction", p.SelfFriction, 0, 10, "0..10"),
 	}
 	for _, err := range checks {
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"runtime"
 
 	"github.com/drape-sim/drape/internal/vec"
+	"github.com/drape-sim/drape/sdf"
 )
 
 // ErrDiverged reports a simulation that produced NaN, Inf or a speed above
@@ -49,6 +50,9 @@ type Frame struct {
 	Gravity vec.Vec3
 	// Wind is the wind field.
 	Wind Wind
+	// Colliders are the frame's colliders, evaluated at each substep's
+	// time through their keyframed motion (sdf.Collider.PoseAt).
+	Colliders []sdf.Collider
 }
 
 // FrameAt returns frame index of a sequence at fps frames per second with
@@ -96,6 +100,8 @@ type base struct {
 	fnTri  func(lo, hi int)
 	fnAcc  func(lo, hi int)
 	pinsAt float64
+
+	col *collision // collision response and self-collision (collide.go)
 }
 
 func newBase(m *Model) base {

@@ -1,0 +1,236 @@
+package solver
+
+import (
+	"math"
+
+	"github.com/drape-sim/drape/internal/vec"
+)
+
+// closestOnTriangle returns the barycentric coordinates (u, v, w) of the
+// point of triangle abc closest to p (u·a + v·b + w·c), after C. Ericson,
+// "Real-Time Collision Detection", 2005, §5.1.5. The point lies in the
+// triangle's interior when all three are positive.
+func closestOnTriangle(p, a, b, c vec.Vec3) (u, v, w float64) {
+	ab, ac, ap := b.Sub(a), c.Sub(a), p.Sub(a)
+	d1, d2 := ab.Dot(ap), ac.Dot(ap)
+	if d1 <= 0 && d2 <= 0 {
+		return 1, 0, 0
+	}
+	bp := p.Sub(b)
+	d3, d4 := ab.Dot(bp), ac.Dot(bp)
+	if d3 >= 0 && d4 <= d3 {
+		return 0, 1, 0
+	}
+	vc := d1*d4 - d3*d2
+	if vc <= 0 && d1 >= 0 && d3 <= 0 {
+		t := d1 / (d1 - d3)
+		return 1 - t, t, 0
+	}
+	cp := p.Sub(c)
+	d5, d6 := ab.Dot(cp), ac.Dot(cp)
+	if d6 >= 0 && d5 <= d6 {
+		return 0, 0, 1
+	}
+	vb := d5*d2 - d1*d6
+	if vb <= 0 && d2 >= 0 && d6 <= 0 {
+		t := d2 / (d2 - d6)
+		return 1 - t, 0, t
+	}
+	va := d3*d6 - d5*d4
+	if va <= 0 && d4-d3 >= 0 && d5-d6 >= 0 {
+		t := (d4 - d3) / ((d4 - d3) + (d5 - d6))
+		return 0, 1 - t, t
+	}
+	den := va + vb + vc
+	if !(den > 0) {
+		return 1, 0, 0 // degenerate triangle
+	}
+	v, w = vb/den, vc/den
+	return 1 - v - w, v, w
+}
+
+// closestSegments returns the parameters s, t in [0, 1] of the closest
+// points p1 + s(q1-p1) and p2 + t(q2-p2) of two segments (Ericson 2005,
+// §5.1.9). Parallel segments return s = 0.
+func closestSegments(p1, q1, p2, q2 vec.Vec3) (s, t float64) {
+	const eps = 1e-24
+	d1, d2, r := q1.Sub(p1), q2.Sub(p2), p1.Sub(p2)
+	a, e, f := d1.LenSq(), d2.LenSq(), d2.Dot(r)
+	clamp := func(x float64) float64 { return math.Max(0, math.Min(1, x)) }
+	switch {
+	case a <= eps && e <= eps:
+		return 0, 0
+	case a <= eps:
+		return 0, clamp(f / e)
+	}
+	c := d1.Dot(r)
+	if e <= eps {
+		return clamp(-c / a), 0
+	}
+	b := d1.Dot(d2)
+	den := a*e - b*b
+	if den > 1e-12*a*e {
+		s = clamp((b*f - c*e) / den)
+	}
+	t = (b*s + f) / e
+	switch {
+	case t < 0:
+		t, s = 0, clamp(-c/a)
+	case t > 1:
+		t, s = 1, clamp((b-c)/a)
+	}
+	return s, t
+}
+
+// pointTriangleDist returns the distance [m] from p to triangle abc.
+func pointTriangleDist(p, a, b, c vec.Vec3) float64 {
+	u, v, w := closestOnTriangle(p, a, b, c)
+	return p.Sub(a.Scale(u).Add(b.Scale(v)).Add(c.Scale(w))).Len()
+}
+
+// segmentDist returns the distance [m] between segments p1-q1 and p2-q2.
+func segmentDist(p1, q1, p2, q2 vec.Vec3) float64 {
+	s, t := closestSegments(p1, q1, p2, q2)
+	return p1.Lerp(q1, s).Sub(p2.Lerp(q2, t)).Len()
+}
+
+// solveVertexTriangle projects the proximity constraint between vertex x
+// and triangle (a, b, c) (Müller et al. 2007, §4.4, "cloth self collision";
+// Bridson, Fedkiw, Anderson 2002): with q the closest point of the
+// triangle (barycentrics u, v, w) the constraint is C = s - h >= 0, where
+// s is the signed distance along the triangle normal n·side when q is
+// inside the triangle (so a vertex that crossed is pushed back to the
+// side it came from) and |x - q| along n = (x - q)/|x - q| when q is on
+// the triangle's boundary (where a vertex may legitimately pass round the
+// edge: side follows it). Gradients are n for x and -u·n, -v·n, -w·n for
+// the triangle, and the correction is dx_i = -C·w_i·grad_i / Σ w_j|grad_j|²
+// (PBD). With friction coefficient mu the tangential part of the
+// substep's displacement of x relative to q (from the start positions
+// p0) is removed up to mu times the normal correction (Coulomb, as
+// collideVertex). It returns the corrections of x, a, b, c and whether the
+// constraint was active; side is updated in place.
+func solveVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, side *float64) (dx [4]vec.Vec3, active bool) {
+	x, a, b, c := q4[0], q4[1], q4[2], q4[3]
+	nf := b.Sub(a).Cross(c.Sub(a))
+	area2 := nf.Len()
+	if area2 < 1e-20 {
+		return dx, false
+	}
+	nf = nf.Scale(1 / area2)
+	u, v, w := closestOnTriangle(x, a, b, c)
+	d := x.Sub(a.Scale(u).Add(b.Scale(v)).Add(c.Scale(w)))
+	var s float64
+	var n vec.Vec3
+	if u > 0 && v > 0 && w > 0 {
+		n = nf.Scale(*side)
+		s = d.Dot(n)
+	} else {
+		s = d.Len()
+		if s > 1e-12 {
+			n = d.Scale(1 / s)
+			if sd := d.Dot(nf); sd > 0 {
+				*side = 1
+			} else if sd < 0 {
+				*side = -1
+			}
+		} else {
+			n = nf.Scale(*side)
+		}
+	}
+	C := s - h
+	if C >= 0 {
+		return dx, false
+	}
+	g := [4]float64{1, -u, -v, -w}
+	W := 0.0
+	for i := range g {
+		W += w4[i] * g[i] * g[i]
+	}
+	if W == 0 {
+		return dx, false
+	}
+	lam := -C / W
+	for i := range g {
+		dx[i] = n.Scale(w4[i] * g[i] * lam)
+	}
+	if mu > 0 {
+		rel := x.Sub(p4[0])
+		for i := 1; i < 4; i++ {
+			rel = rel.AddScaled(q4[i].Sub(p4[i]), g[i])
+		}
+		addFriction(&dx, rel, n, g, w4, W, mu*(-C))
+	}
+	return dx, true
+}
+
+// solveEdgeEdge projects the proximity constraint between edges (a, b) and
+// (c, d) (Bridson et al. 2002): with closest points p = a + s(b-a) and
+// q = c + t(d-c), both strictly inside their edges, C = |p - q| - h >= 0
+// along n = (p-q)/|p-q|; if p - q points against the remembered direction
+// n0 the edges have crossed and C = (p-q)·n0 - h pushes them back.
+// Gradients are (1-s)n, s·n, -(1-t)n, -t·n. Friction as in
+// solveVertexTriangle. n0 is updated in place while the edges are apart.
+func solveEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 *vec.Vec3) (dx [4]vec.Vec3, active bool) {
+	a, b, c, d := q4[0], q4[1], q4[2], q4[3]
+	s, t := closestSegments(a, b, c, d)
+	diff := a.Lerp(b, s).Sub(c.Lerp(d, t))
+	const eps = 1e-6
+	if s <= eps || s >= 1-eps || t <= eps || t >= 1-eps {
+		if l := diff.Len(); l > 1e-12 {
+			*n0 = diff.Scale(1 / l)
+		}
+		return dx, false
+	}
+	var dist float64
+	var n vec.Vec3
+	l := diff.Len()
+	if sd := diff.Dot(*n0); sd < 0 || l < 1e-12 {
+		n, dist = *n0, sd
+	} else {
+		n, dist = diff.Scale(1/l), l
+		*n0 = n
+	}
+	C := dist - h
+	if C >= 0 {
+		return dx, false
+	}
+	g := [4]float64{1 - s, s, -(1 - t), -t}
+	W := 0.0
+	for i := range g {
+		W += w4[i] * g[i] * g[i]
+	}
+	if W == 0 {
+		return dx, false
+	}
+	lam := -C / W
+	for i := range g {
+		dx[i] = n.Scale(w4[i] * g[i] * lam)
+	}
+	if mu > 0 {
+		var rel vec.Vec3
+		for i := 0; i < 4; i++ {
+			rel = rel.AddScaled(q4[i].Sub(p4[i]), g[i])
+		}
+		addFriction(&dx, rel, n, g, w4, W, mu*(-C))
+	}
+	return dx, true
+}
+
+// addFriction removes the tangential part of the relative displacement rel
+// (Σ g_i·Δx_i) up to limit (Coulomb: stick when |rel_t| <= limit), spread
+// over the four vertices like a constraint with gradients g_i·t.
+func addFriction(dx *[4]vec.Vec3, rel, n vec.Vec3, g [4]float64, w4 [4]float64, W, limit float64) {
+	tan := rel.AddScaled(n, -rel.Dot(n))
+	lt := tan.Len()
+	if lt == 0 {
+		return
+	}
+	k := 1.0
+	if lt > limit {
+		k = limit / lt
+	}
+	// relative change -k·tan: Δx_i = -k·w_i·g_i·tan/W
+	for i := range g {
+		dx[i] = dx[i].AddScaled(tan, -k*w4[i]*g[i]/W)
+	}
+}
