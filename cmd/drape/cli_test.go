@@ -152,6 +152,12 @@ func TestBadInputExit3(t *testing.T) {
 }
 
 func TestCancelLeavesOldOutput(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) { testCancel(t, sig) })
+	}
+}
+
+func testCancel(t *testing.T, sig syscall.Signal) {
 	dir := t.TempDir()
 	writeGrid(t, filepath.Join(dir, "cloth.obj"), 60, 1, 1)
 	old := []byte("previous bake")
@@ -165,12 +171,12 @@ func TestCancelLeavesOldOutput(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// wait until it is really baking, then interrupt
+	// wait until it is really baking, then signal
 	sc := bufio.NewScanner(stdout)
 	for i := 0; i < 3 && sc.Scan(); i++ {
 	}
 	sent := time.Now()
-	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Process.Signal(sig)
 	go func() {
 		for sc.Scan() {
 		}
@@ -178,10 +184,13 @@ func TestCancelLeavesOldOutput(t *testing.T) {
 	err := cmd.Wait()
 	ee, ok := err.(*exec.ExitError)
 	if !ok || ee.ExitCode() != 130 {
-		t.Fatalf("cancelled bake: %v, want exit 130 (stderr %s)", err, errb.String())
+		t.Fatalf("bake cancelled by %v: %v, want exit 130 (stderr %s)", sig, err, errb.String())
 	}
 	if d := time.Since(sent); d > 5*time.Second {
 		t.Errorf("cancel took %v", d)
+	}
+	if !strings.Contains(errb.String(), "cancelled") {
+		t.Errorf("stderr does not say it was cancelled: %q", errb.String())
 	}
 	got, _ := os.ReadFile(out)
 	if !bytes.Equal(got, old) {
