@@ -1,9 +1,11 @@
 package sdf
 
 import (
-	"cmp"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/drape-sim/drape/internal/vec"
 )
@@ -26,21 +28,26 @@ type bandGrid struct {
 	nx, ny, nz int
 	cell       []int32 // per cell: list id, or -1 outside the band
 	start      []int32 // list k is ent[start[k]:start[k+1]]
-	ent        []bandEntry
+	ent        []uint64
 }
 
-// bandEntry is a candidate triangle and its distance from the cell centre
-// (rounded down).
-type bandEntry struct {
-	tri int32
-	lb  float32
+// A band entry packs a candidate triangle and its distance from the cell
+// centre rounded down to float32: the distance's bits (ordered like the
+// distance, as it is >= 0) above the triangle index, so sorting the
+// integers sorts by distance, then index.
+func bandEntry(tri int32, lb float32) uint64 {
+	return uint64(math.Float32bits(lb))<<32 | uint64(uint32(tri))
 }
+
+func entryTri(e uint64) int32  { return int32(uint32(e)) }
+func entryLB(e uint64) float32 { return math.Float32frombits(uint32(e >> 32)) }
 
 const (
 	// bandCellEdges is the band cell size in median edge lengths: measured
 	// on the MakeHuman body, 1.5 gives the fastest queries (1 is as fast
 	// with 50% more memory and build time, 2 and 3 are slower).
 	bandCellEdges  = 1.5
+	bandWidth      = 1.5     // lists for cells whose centre is within 1.5 cells of the surface
 	maxBandCells   = 1 << 22 // dense cell index at most 16 MB
 	maxBandEntries = 1 << 23 // candidate lists at most 64 MB
 )
@@ -55,67 +62,127 @@ func newBandGrid(m *Mesh) bandGrid {
 	}
 	slices.Sort(edges)
 	h := bandCellEdges * edges[len(edges)/2]
+	// the grid covers the mesh box padded by the band width on each side.
 	e := m.hi.Sub(m.lo)
-	if v := e.X * e.Y * e.Z; v/(h*h*h) > maxBandCells {
-		h = math.Cbrt(v / maxBandCells)
+	pad := func(h float64) vec.Vec3 { return e.Add(vec.Vec3{X: 4 * h, Y: 4 * h, Z: 4 * h}) }
+	if p := pad(h); p.X*p.Y*p.Z/(h*h*h) > maxBandCells {
+		h = math.Cbrt(e.X * e.Y * e.Z / maxBandCells)
+		for p := pad(h); p.X*p.Y*p.Z/(h*h*h) > maxBandCells; p = pad(h) {
+			h *= 1.1
+		}
 	}
 	h = math.Max(h, 1e-6*math.Max(e.X, math.Max(e.Y, e.Z)))
 	dim := func(x float64) int { return max(1, int(math.Ceil(x/h))) }
-	b := bandGrid{lo: m.lo, h: h, invH: 1 / h, nx: dim(e.X), ny: dim(e.Y), nz: dim(e.Z)}
+	pe := pad(h)
+	b := bandGrid{lo: m.lo.Sub(vec.Vec3{X: 2 * h, Y: 2 * h, Z: 2 * h}), h: h, invH: 1 / h, nx: dim(pe.X), ny: dim(pe.Y), nz: dim(pe.Z)}
 	if b.nx*b.ny*b.nz > 2*maxBandCells {
 		return bandGrid{}
 	}
 	b.cell = make([]int32, b.nx*b.ny*b.nz)
-	rc := h * math.Sqrt(3) / 2
-	band := 1.5 * h
-	var scratch []bandEntry
+	// Each z slab is built independently (in parallel) and the slabs are
+	// concatenated in order, so the result does not depend on GOMAXPROCS.
+	slabs := make([]bandSlab, b.nz)
+	parallelFor(b.nz, func(k int) { slabs[k] = b.buildSlab(m, k) })
 	b.start = append(b.start, 0)
-	for k := 0; k < b.nz; k++ {
-		for j := 0; j < b.ny; j++ {
-			for i := 0; i < b.nx; i++ {
-				ci := (k*b.ny+j)*b.nx + i
-				b.cell[ci] = -1
-				c := b.lo.Add(vec.Vec3{X: (float64(i) + 0.5) * h, Y: (float64(j) + 0.5) * h, Z: (float64(k) + 0.5) * h})
-				_, ub, uLow := m.grid.bounds(m, c)
-				if uLow > band {
-					continue
-				}
-				idx, d2, _, _ := m.nearest(c, ub)
-				if idx < 0 {
-					idx, d2, _, _ = m.nearest(c, math.Inf(1))
-				}
-				u := math.Sqrt(d2)
-				if u > band {
-					continue
-				}
-				r := (u+2*rc)*(1+1e-9) + 1e-12
-				scratch = m.collect(c, r, scratch[:0])
-				slices.SortFunc(scratch, func(x, y bandEntry) int {
-					if c := cmp.Compare(x.lb, y.lb); c != 0 {
-						return c
-					}
-					return cmp.Compare(x.tri, y.tri)
-				})
-				if len(b.ent)+len(scratch) > maxBandEntries {
-					return bandGrid{}
-				}
-				b.cell[ci] = int32(len(b.start) - 1)
-				b.ent = append(b.ent, scratch...)
-				b.start = append(b.start, int32(len(b.ent)))
+	total := 0
+	for _, s := range slabs {
+		total += len(s.ent)
+	}
+	if total > maxBandEntries {
+		return bandGrid{}
+	}
+	b.ent = make([]uint64, 0, total)
+	for k, s := range slabs {
+		base := int32(len(b.start) - 1)
+		off := int32(len(b.ent))
+		for i, id := range s.cell {
+			if id >= 0 {
+				id += base
 			}
+			b.cell[k*b.nx*b.ny+i] = id
 		}
+		for _, st := range s.start[1:] {
+			b.start = append(b.start, st+off)
+		}
+		b.ent = append(b.ent, s.ent...)
 	}
 	return b
 }
 
+// bandSlab is one z layer of the band with list ids and offsets local to
+// the layer.
+type bandSlab struct {
+	cell  []int32
+	start []int32
+	ent   []uint64
+}
+
+func (b *bandGrid) buildSlab(m *Mesh, k int) bandSlab {
+	h := b.h
+	rc := h * math.Sqrt(3) / 2
+	band := bandWidth * h
+	s := bandSlab{cell: make([]int32, b.nx*b.ny), start: []int32{0}}
+	var scratch []uint64
+	var stack []int32
+	for j := 0; j < b.ny; j++ {
+		// bounds on u carried along the row: u is 1-Lipschitz, so u at the
+		// next centre is within h of u here.
+		lowPrev, upPrev := 0.0, math.Inf(1)
+		for i := 0; i < b.nx; i++ {
+			ci := j*b.nx + i
+			s.cell[ci] = -1
+			c := b.lo.Add(vec.Vec3{X: (float64(i) + 0.5) * h, Y: (float64(j) + 0.5) * h, Z: (float64(k) + 0.5) * h})
+			_, ub, uLow := m.grid.bounds(m, c)
+			low, up := math.Max(uLow, lowPrev-h), math.Min(ub, upPrev+h)
+			lowPrev, upPrev = low, up
+			if low > band {
+				continue
+			}
+			idx, d2, _, _ := m.nearest(c, up)
+			if idx < 0 {
+				_, d2, _, _ = m.nearest(c, math.Inf(1))
+			}
+			u := math.Sqrt(d2)
+			lowPrev, upPrev = u, u
+			if u > band {
+				continue
+			}
+			r := (u+2*rc)*(1+1e-9) + 1e-12
+			scratch, stack = m.collect(c, r, scratch[:0], stack)
+			slices.Sort(scratch)
+			s.cell[ci] = int32(len(s.start) - 1)
+			s.ent = append(s.ent, scratch...)
+			s.start = append(s.start, int32(len(s.ent)))
+		}
+	}
+	return s
+}
+
+// parallelFor calls fn(0..n-1) on GOMAXPROCS goroutines.
+func parallelFor(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // collect appends every triangle within r of p with its distance rounded
 // down to float32.
-func (m *Mesh) collect(p vec.Vec3, r float64, dst []bandEntry) []bandEntry {
+func (m *Mesh) collect(p vec.Vec3, r float64, dst []uint64, stack []int32) ([]uint64, []int32) {
 	r2 := r * r
 	if boxDistSq(p, m.lo, m.hi) > r2 {
-		return dst
+		return dst, stack
 	}
-	stack := []int32{0}
+	stack = append(stack[:0], 0)
 	for len(stack) > 0 {
 		ref := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -123,7 +190,7 @@ func (m *Mesh) collect(p vec.Vec3, r float64, dst []bandEntry) []bandEntry {
 			e := ^ref
 			for i := e >> 3; i < e>>3+e&7; i++ {
 				if d2, _, _ := closestOnTri(p, &m.geo[i]); d2 <= r2 {
-					dst = append(dst, bandEntry{tri: i, lb: down32(math.Sqrt(d2))})
+					dst = append(dst, bandEntry(i, down32(math.Sqrt(d2))))
 				}
 			}
 			continue
@@ -135,7 +202,7 @@ func (m *Mesh) collect(p vec.Vec3, r float64, dst []bandEntry) []bandEntry {
 			}
 		}
 	}
-	return dst
+	return dst, stack
 }
 
 // list returns the candidate list id of the cell holding p and the
@@ -173,12 +240,13 @@ func (m *Mesh) nearestIn(p vec.Vec3, id int32, e, r float64) (int32, float64, ve
 	var reg uint8
 	b := &m.band
 	for _, en := range b.ent[b.start[id]:b.start[id+1]] {
-		if float64(en.lb)-e >= bestD {
+		if float64(entryLB(en))-e >= bestD {
 			break
 		}
-		d2, c, rg := closestOnTri(p, &m.geo[en.tri])
+		tri := entryTri(en)
+		d2, c, rg := closestOnTri(p, &m.geo[tri])
 		if d2 < bestSq {
-			best, bestSq, q, reg = en.tri, d2, c, rg
+			best, bestSq, q, reg = tri, d2, c, rg
 			bestD = math.Sqrt(d2)
 		}
 	}

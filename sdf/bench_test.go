@@ -3,8 +3,10 @@ package sdf
 import (
 	"cmp"
 	"math"
+	"runtime"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/drape-sim/drape/internal/vec"
 )
@@ -25,14 +27,39 @@ func benchPoints(s SDF, lo, hi vec.Vec3, n int, dist float64) []vec.Vec3 {
 	return pts
 }
 
+// cpuTimer reports "cpu-ns/op", the CPU time of the benchmark's thread
+// per operation, which stays meaningful when other processes load the
+// machine (wall-clock ns/op does not). With process set it counts every
+// thread of the process (for parallel work).
+type cpuTimer struct {
+	b       *testing.B
+	process bool
+	start   time.Duration
+	ok      bool
+}
+
+func startCPU(b *testing.B, process bool) *cpuTimer {
+	runtime.LockOSThread()
+	c, ok := cpuTime(process)
+	return &cpuTimer{b, process, c, ok}
+}
+
+func (c *cpuTimer) stop() {
+	defer runtime.UnlockOSThread()
+	if end, ok := cpuTime(c.process); ok && c.ok && c.b.N > 0 {
+		c.b.ReportMetric(float64((end-c.start).Nanoseconds())/float64(c.b.N), "cpu-ns/op")
+	}
+}
+
 func benchDistGrad(b *testing.B, s SDF, pts []vec.Vec3) {
 	b.ReportAllocs()
-	b.ResetTimer()
+	c := startCPU(b, false)
 	for i := 0; b.Loop(); i++ {
 		d, g := s.DistGrad(pts[i%len(pts)])
 		sinkD += d
 		sinkG = g
 	}
+	c.stop()
 }
 
 // BenchmarkDist measures one DistGrad per shape at points within 1 cm of
@@ -87,11 +114,13 @@ func BenchmarkMeshDist(b *testing.B) {
 		b.Run(set.name+"/within5mm", func(b *testing.B) {
 			pts := set.pts
 			b.ReportAllocs()
+			c := startCPU(b, false)
 			for i := 0; b.Loop(); i++ {
 				d, g, _ := m.DistGradWithin(pts[i%len(pts)], 0.005)
 				sinkD += d
 				sinkG = g
 			}
+			c.stop()
 		})
 	}
 }
@@ -101,9 +130,11 @@ func BenchmarkMeshDist(b *testing.B) {
 func BenchmarkMeshBuild(b *testing.B) {
 	pos, tris := loadOBJ(b, "testdata/male_generic.obj", 0.1)
 	b.ReportAllocs()
+	c := startCPU(b, true)
 	for b.Loop() {
 		if _, err := NewMesh(pos, tris); err != nil {
 			b.Fatal(err)
 		}
 	}
+	c.stop()
 }

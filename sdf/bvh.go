@@ -307,11 +307,11 @@ func newBoundGrid(m *Mesh) boundGrid {
 	dim := func(x float64) int { return max(1, min(1024, int(math.Ceil(x/h)))) }
 	g.nx, g.ny, g.nz = dim(e.X), dim(e.Y), dim(e.Z)
 	g.d = make([]float64, g.nx*g.ny*g.nz)
-	// Walk the cells in order; the previous cell's distance plus the step
-	// bounds the next search.
-	prev, prevC := math.Inf(1), vec.Vec3{}
-	for k := 0; k < g.nz; k++ {
+	// Each z layer in parallel; along a row the previous cell's distance
+	// plus the step bounds the next search.
+	parallelFor(g.nz, func(k int) {
 		for j := 0; j < g.ny; j++ {
+			prev, prevC := math.Inf(1), vec.Vec3{}
 			for i := 0; i < g.nx; i++ {
 				c := g.centre(i, j, k)
 				ub := math.Abs(prev) + c.Sub(prevC).Len()
@@ -320,7 +320,7 @@ func newBoundGrid(m *Mesh) boundGrid {
 				prev, prevC = d, c
 			}
 		}
-	}
+	})
 	return g
 }
 
