@@ -23,10 +23,13 @@ var (
 )
 
 // Mesh is the signed distance to a closed triangle mesh (a body, a table):
-// exact nearest-triangle distance from a BVH, sign from angle-weighted
-// pseudo-normals (Bærentzen & Aanæs 2005), and a coarse grid of distance
-// bounds for early outs. It is immutable after NewMesh and safe for
-// concurrent queries.
+// exact nearest-triangle distance (candidate lists near the surface, a BVH
+// elsewhere), sign from angle-weighted pseudo-normals (Bærentzen & Aanæs
+// 2005), and a coarse grid of distance bounds for early outs (see the
+// package doc). It is immutable after NewMesh and safe for concurrent
+// queries. Building the MakeHuman body (27k triangles) takes about 0.7 s
+// of CPU, spread over GOMAXPROCS threads, and holds about 27 MB (21 MB of
+// it the near-surface candidate lists).
 type Mesh struct {
 	geo   []triGeom // triangles in BVH leaf order
 	info  []triInfo // normals and vertex ids, parallel to geo

@@ -17,8 +17,8 @@ type SDF interface {
 	DistGrad(p vec.Vec3) (float64, vec.Vec3)
 	// DistGradWithin returns Dist(p), Grad(p) and true when Dist(p) <=
 	// maxDist [m]. Otherwise it returns false, a lower bound on the
-	// distance that is greater than maxDist, and a zero gradient, usually
-	// without an exact evaluation.
+	// distance that is at least maxDist, and a zero gradient, usually
+	// without an exact evaluation. Points inside are always within.
 	DistGradWithin(p vec.Vec3, maxDist float64) (float64, vec.Vec3, bool)
 	// Bounds returns the corners of an axis-aligned box [m] containing the
 	// surface and the inside.
