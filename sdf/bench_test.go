@@ -69,6 +69,27 @@ func BenchmarkDist(b *testing.B) {
 		pts := benchPoints(c.s, c.lo, c.hi, 1024, 0.01)
 		b.Run(c.name, func(b *testing.B) { benchDistGrad(b, c.s, pts) })
 	}
+	// an animated capsule as the solver sees it: a Pose (transform) and the
+	// surface velocity at each query.
+	col := NewCollider(Capsule{A: vec.V(-0.3, 0, 0), B: vec.V(0.3, 0, 0), Radius: 0.1})
+	col.Keys = testKeys()
+	var pose Pose
+	if err := col.PoseAt(1.2, &pose); err != nil {
+		b.Fatal(err)
+	}
+	lo, hi := pose.Bounds()
+	ppts := benchPoints(&pose, lo.Sub(vec.V(0.2, 0.2, 0.2)), hi.Add(vec.V(0.2, 0.2, 0.2)), 1024, 0.01)
+	b.Run("posed capsule within and velocity", func(b *testing.B) {
+		b.ReportAllocs()
+		c := startCPU(b, false)
+		for i := 0; b.Loop(); i++ {
+			p := ppts[i%len(ppts)]
+			d, g, _ := pose.DistGradWithin(p, 0.005)
+			sinkD += d
+			sinkG = g.Add(pose.Velocity(p))
+		}
+		c.stop()
+	})
 	pos, tris := loadOBJ(b, "testdata/table2.obj", 1)
 	tab := mustMesh(b, pos, tris)
 	pts := benchPoints(tab, vec.V(-0.6, -0.1, -0.6), vec.V(0.6, 0.1, 0.6), 1024, 0.01)

@@ -3,6 +3,8 @@ package sdf
 import (
 	"errors"
 	"math"
+	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/drape-sim/drape/internal/vec"
@@ -283,5 +285,48 @@ func TestMeshBandMatchesTree(t *testing.T) {
 	}
 	if inBand < n*99/100 {
 		t.Errorf("body: %d of %d points within 6 mm of a vertex used the band, want >= 99%%", inBand, n)
+	}
+}
+
+// TestMeshBuildDeterministic: the parallel build gives identical
+// structures at any GOMAXPROCS.
+func TestMeshBuildDeterministic(t *testing.T) {
+	pos, tris := loadOBJ(t, "testdata/table2.obj", 1)
+	old := runtime.GOMAXPROCS(1)
+	one := mustMesh(t, pos, tris)
+	runtime.GOMAXPROCS(4)
+	four := mustMesh(t, pos, tris)
+	runtime.GOMAXPROCS(old)
+	if !slices.Equal(one.band.ent, four.band.ent) || !slices.Equal(one.band.cell, four.band.cell) ||
+		!slices.Equal(one.band.start, four.band.start) || !slices.Equal(one.grid.d, four.grid.d) ||
+		!slices.Equal(one.nodes, four.nodes) || !slices.Equal(one.geo, four.geo) {
+		t.Errorf("NewMesh(table2.obj) differs between GOMAXPROCS 1 and 4")
+	}
+	if len(one.band.ent) == 0 {
+		t.Errorf("NewMesh(table2.obj) built no near-surface lists")
+	}
+}
+
+// TestMeshComponentsOriented: a mesh of two separate cubes, one wound
+// inside-out, is the union of two boxes.
+func TestMeshComponentsOriented(t *testing.T) {
+	pa, ta := cubeMesh(vec.V(0.5, 0.5, 0.5))
+	pos := append([]vec.Vec3(nil), pa...)
+	tris := append([][3]int32(nil), ta...)
+	for _, p := range pa {
+		pos = append(pos, p.Add(vec.V(2, 0, 0)))
+	}
+	for _, tr := range ta {
+		tris = append(tris, [3]int32{tr[0] + 8, tr[2] + 8, tr[1] + 8})
+	}
+	m := mustMesh(t, pos, tris)
+	a, b := Box{Half: vec.V(0.5, 0.5, 0.5)}, Box{Center: vec.V(2, 0, 0), Half: vec.V(0.5, 0.5, 0.5)}
+	r := newRand(13)
+	for i := 0; i < 1000; i++ {
+		p := randIn(r, vec.V(-1, -1, -1), vec.V(3, 1, 1))
+		want := math.Min(a.Dist(p), b.Dist(p))
+		if got := m.Dist(p); math.Abs(got-want) > 1e-12 {
+			t.Fatalf("two cubes Dist%s = %v, want %v", fmtV(p), got, want)
+		}
 	}
 }
