@@ -174,6 +174,11 @@ func TestColliderValidate(t *testing.T) {
 		func(c *Collider) { c.KineticFriction = math.NaN() },
 		func(c *Collider) { c.Thickness = math.Inf(1) },
 		func(c *Collider) { c.Shape = nil },
+		func(c *Collider) { c.Shape = Plane{} },
+		func(c *Collider) { c.Shape = Sphere{Radius: -1} },
+		func(c *Collider) { c.Shape = Capsule{Radius: math.NaN()} },
+		func(c *Collider) { c.Shape = CappedCone{RA: -0.1} },
+		func(c *Collider) { c.Shape = Box{Half: vec.V(1, 0.1, 1), Rounding: 0.2} },
 	} {
 		bad := c
 		f(&bad)

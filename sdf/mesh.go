@@ -265,9 +265,10 @@ func (m *Mesh) Grad(p vec.Vec3) vec.Vec3 { _, g := m.DistGrad(p); return g }
 // DistGrad returns Dist(p) and Grad(p) with one nearest-triangle search.
 func (m *Mesh) DistGrad(p vec.Vec3) (float64, vec.Vec3) {
 	if id, e := m.band.list(p); id >= 0 {
-		i, d2, q, reg := m.nearestIn(p, id, e, math.Inf(1))
-		d, g, _ := m.sign(p, i, d2, q, reg)
-		return d, g
+		if i, d2, q, reg := m.nearestIn(p, id, e, math.Inf(1)); i >= 0 {
+			d, g, _ := m.sign(p, i, d2, q, reg)
+			return d, g
+		}
 	}
 	_, ub, _ := m.grid.bounds(m, p)
 	return m.signed(p, ub)
@@ -285,13 +286,16 @@ func (m *Mesh) DistGradWithin(p vec.Vec3, maxDist float64) (float64, vec.Vec3, b
 	if lb > 0 && maxDist < ub {
 		r = maxDist // outside for sure: only the band matters
 	}
-	var i int32
+	i := int32(-1)
 	var d2 float64
 	var q vec.Vec3
 	var reg uint8
+	inBand := false
 	if id, e := m.band.list(p); id >= 0 {
 		i, d2, q, reg = m.nearestIn(p, id, e, r)
-	} else {
+		inBand = true // complete list: nothing found means nothing within r
+	}
+	if i < 0 && (!inBand || math.IsInf(r, 1)) {
 		i, d2, q, reg = m.nearest(p, math.Min(r, ub))
 		if i < 0 && math.IsInf(r, 1) {
 			i, d2, q, reg = m.nearest(p, math.Inf(1))
