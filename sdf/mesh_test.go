@@ -330,3 +330,37 @@ func TestMeshComponentsOriented(t *testing.T) {
 		}
 	}
 }
+
+// TestMeshSignNearBumpyVertices: on a sphere with random radial bumps
+// (convex, concave and saddle vertices and edges), points just off every
+// vertex and edge get the sign of ray parity. This is where the vertex and
+// edge pseudo-normals decide the sign.
+func TestMeshSignNearBumpyVertices(t *testing.T) {
+	pos, tris := icosphere(2)
+	r := newRand(14)
+	for i := range pos {
+		pos[i] = pos[i].Scale(0.75 + 0.5*r.Float64())
+	}
+	m := mustMesh(t, pos, tris)
+	var pts []vec.Vec3
+	for _, v := range pos {
+		for k := 0; k < 12; k++ {
+			pts = append(pts, v.AddScaled(randDir(r), 1e-3))
+		}
+	}
+	for _, tr := range tris {
+		for k := 0; k < 3; k++ {
+			mid := pos[tr[k]].Lerp(pos[tr[(k+1)%3]], 0.2+0.6*r.Float64())
+			pts = append(pts, mid.AddScaled(randDir(r), 1e-3))
+		}
+	}
+	for _, p := range pts {
+		d := m.Dist(p)
+		if in := insideByParity(p, pos, tris); in != (d < 0) {
+			t.Fatalf("bumpy sphere Dist%s = %v, ray parity inside = %v", fmtV(p), d, in)
+		}
+		if bf := bruteDist(p, pos, tris); math.Abs(math.Abs(d)-bf) > 1e-12 {
+			t.Fatalf("bumpy sphere |Dist%s| = %v, brute force %v", fmtV(p), math.Abs(d), bf)
+		}
+	}
+}
