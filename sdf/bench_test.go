@@ -1,10 +1,8 @@
 package sdf
 
 import (
-	"cmp"
 	"math"
 	"runtime"
-	"slices"
 	"testing"
 	"time"
 
@@ -96,8 +94,9 @@ func BenchmarkDist(b *testing.B) {
 	b.Run("table mesh", func(b *testing.B) { benchDistGrad(b, tab, pts) })
 }
 
-// BenchmarkMeshDist measures the body mesh (27k triangles): points within
-// 1 cm of the surface (cloth on a body) and points 5-30 cm away, with
+// BenchmarkMeshDist measures the body mesh (27k triangles): random points
+// within 1 cm of the surface, a cloth-like grid 2 mm off the torso in row
+// order, and random points 5-30 cm away, with
 // DistGrad and with DistGradWithin(p, 5 mm) as the solver calls it.
 func BenchmarkMeshDist(b *testing.B) {
 	_, _, m := bodyMesh(b)
@@ -112,26 +111,31 @@ func BenchmarkMeshDist(b *testing.B) {
 			far = append(far, p)
 		}
 	}
-	// coherent: the near points in the order of 5 cm cells, as a cloth's
-	// vertices arrive from the solver (neighbours share cache lines).
-	coherent := slices.Clone(near)
-	cellOf := func(p vec.Vec3) [3]int {
-		return [3]int{int(math.Floor(p.X / 0.05)), int(math.Floor(p.Y / 0.05)), int(math.Floor(p.Z / 0.05))}
-	}
-	slices.SortStableFunc(coherent, func(a, b vec.Vec3) int {
-		ca, cb := cellOf(a), cellOf(b)
-		for k := 0; k < 3; k++ {
-			if c := cmp.Compare(ca[k], cb[k]); c != 0 {
-				return c
-			}
+	// cloth: a 1 cm grid wrapped around the torso, projected to 2 mm
+	// outside the skin, in row order, as a garment's vertices reach the
+	// solver (neighbours share cells and cache lines).
+	var cloth []vec.Vec3
+	ctr := lo.Add(hi).Scale(0.5)
+	height := hi.Y - lo.Y
+	for y := lo.Y + 0.45*height; y < lo.Y+0.75*height; y += 0.01 {
+		for a := 0.0; a < 2*math.Pi; a += 0.01 / 0.3 {
+			p := vec.V(ctr.X+0.3*math.Cos(a), y, ctr.Z+0.3*math.Sin(a))
+			d, g := m.DistGrad(p)
+			cloth = append(cloth, p.AddScaled(g, 0.002-d))
 		}
-		return 0
-	})
+	}
+	// the same mesh without the near-surface lists: the tree walk alone,
+	// the measurement behind the lists.
+	treeOnly := *m
+	treeOnly.band = bandGrid{}
 	for _, set := range []struct {
 		name string
 		pts  []vec.Vec3
-	}{{"near", near}, {"coherent", coherent}, {"far", far}} {
+	}{{"near", near}, {"cloth", cloth}, {"far", far}} {
 		b.Run(set.name, func(b *testing.B) { benchDistGrad(b, m, set.pts) })
+		if set.name != "far" {
+			b.Run(set.name+"/tree-only", func(b *testing.B) { benchDistGrad(b, &treeOnly, set.pts) })
+		}
 		b.Run(set.name+"/within5mm", func(b *testing.B) {
 			pts := set.pts
 			b.ReportAllocs()

@@ -43,9 +43,11 @@
 // by measurement and by the thin parts: the 1 cm table top and fingers
 // would need sub-millimetre grid cells to keep their sign and a
 // millimetre-accurate distance, while the candidate lists are exact at any
-// thickness. On the MakeHuman body (27k triangles) the lists halved the
-// cost of near-surface queries against the tree walk alone; see the
-// package benchmarks (cpu-ns/op).
+// thickness. On the MakeHuman body (27k triangles, BenchmarkMeshDist,
+// CPU time) a query 2 mm off the skin in cloth order costs about 180 ns
+// with the lists against 600 ns for the tree walk alone, and random
+// near-surface points 740 ns against 1330 ns; a point farther than the band
+// is rejected in about 45 ns.
 //
 // Transforms. Transformed applies an affine matrix M to a shape. Rotation,
 // translation and uniform scale are exact. Under non-uniform scale the
