@@ -21,7 +21,9 @@
 //
 // Mesh. A Mesh is a closed, consistently oriented triangle mesh (open,
 // non-manifold or degenerate input is rejected with an error naming the
-// edge or triangle; inside-out components are flipped). Its signed
+// edge or triangle; inside-out components are flipped). NewMeshWith with
+// MeshOptions.AllowOpen accepts small holes, with a sign that is only
+// reliable away from them. Its signed
 // distance is exact: the nearest triangle, with the sign from the
 // angle-weighted pseudo-normal of the nearest feature (face, edge or
 // vertex), after J. A. Bærentzen and H. Aanæs, "Signed distance

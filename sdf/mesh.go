@@ -39,6 +39,7 @@ type Mesh struct {
 	hi    vec.Vec3
 	grid  boundGrid
 	band  bandGrid
+	open  int // boundary edges (AllowOpen)
 }
 
 // triGeom is what the nearest-triangle search reads: corner a and edges
@@ -64,6 +65,18 @@ const (
 	regionCA
 )
 
+// MeshOptions tunes NewMeshWith.
+type MeshOptions struct {
+	// AllowOpen accepts edges used by a single triangle (small holes, such
+	// as the eye and mouth holes of a low-poly body). The signed distance
+	// stays exact in magnitude; its sign is only reliable away from the
+	// holes: near a hole the nearest feature may be a boundary edge, whose
+	// pseudo-normal is its one face's normal, and a point can be reported
+	// outside through the hole. Components are oriented by their (then
+	// approximate) signed volume.
+	AllowOpen bool
+}
+
 // NewMesh builds the signed distance of the closed triangle mesh with
 // vertex positions pos [m] and triangles tris (indices into pos). Every
 // edge must be shared by exactly two triangles with opposite winding.
@@ -71,6 +84,11 @@ const (
 // winding works. Errors wrap ErrDegenerate, ErrNotClosed or ErrNonManifold
 // and name the triangle or vertices to fix.
 func NewMesh(pos []vec.Vec3, tris [][3]int32) (*Mesh, error) {
+	return NewMeshWith(pos, tris, MeshOptions{})
+}
+
+// NewMeshWith is NewMesh with options; see MeshOptions.
+func NewMeshWith(pos []vec.Vec3, tris [][3]int32, o MeshOptions) (*Mesh, error) {
 	if len(tris) == 0 {
 		return nil, fmt.Errorf("%w: no triangles", ErrDegenerate)
 	}
@@ -99,13 +117,13 @@ func NewMesh(pos []vec.Vec3, tris [][3]int32) (*Mesh, error) {
 			return nil, fmt.Errorf("%w: triangle %d (vertices %d, %d, %d) has zero area: remove degenerate triangles (e.g. Blender's Merge by Distance)", ErrDegenerate, i, tr[0], tr[1], tr[2])
 		}
 	}
-	nb, err := neighbours(t)
+	nb, open, err := neighbours(t, o.AllowOpen)
 	if err != nil {
 		return nil, err
 	}
 	orient(pos, t, nb)
 
-	m := &Mesh{lo: pos[t[0][0]], hi: pos[t[0][0]]}
+	m := &Mesh{lo: pos[t[0][0]], hi: pos[t[0][0]], open: open}
 	for _, tr := range t {
 		for _, v := range tr {
 			m.lo, m.hi = m.lo.Min(pos[v]), m.hi.Max(pos[v])
@@ -137,7 +155,11 @@ func NewMesh(pos []vec.Vec3, tris [][3]int32) (*Mesh, error) {
 		m.geo[j] = triGeom{a: a, ab: b.Sub(a), ac: c.Sub(a)}
 		inf := triInfo{n: fn[i], v: tr}
 		for k := 0; k < 3; k++ {
-			inf.en[k] = fn[i].Add(fn[nb[i][k]]).Normalize()
+			if j := nb[i][k]; j >= 0 {
+				inf.en[k] = fn[i].Add(fn[j]).Normalize()
+			} else {
+				inf.en[k] = fn[i] // boundary edge (AllowOpen)
+			}
 		}
 		m.info[j] = inf
 	}
@@ -150,9 +172,10 @@ func NewMesh(pos []vec.Vec3, tris [][3]int32) (*Mesh, error) {
 func angle(u, v vec.Vec3) float64 { return math.Atan2(u.Cross(v).Len(), u.Dot(v)) }
 
 // neighbours returns, for each triangle and each of its edges (01, 12, 20),
-// the triangle across that edge, after checking the mesh is closed and
-// consistently wound. It sorts half-edges (Ten Minute Physics, PBD).
-func neighbours(t [][3]int32) ([][3]int32, error) {
+// the triangle across that edge (-1 on a boundary), and the number of
+// boundary edges, after checking the mesh is closed (unless allowOpen)
+// and consistently wound. It sorts half-edges (Ten Minute Physics, PBD).
+func neighbours(t [][3]int32, allowOpen bool) ([][3]int32, int, error) {
 	type half struct {
 		lo, hi int32 // sorted vertex pair
 		tri    int32
@@ -180,28 +203,35 @@ func neighbours(t [][3]int32) ([][3]int32, error) {
 		return cmp.Compare(x.tri, y.tri)
 	})
 	nb := make([][3]int32, len(t))
+	open := 0
 	for i := 0; i < len(hs); {
 		j := i
 		for j < len(hs) && hs[j].lo == hs[i].lo && hs[j].hi == hs[i].hi {
 			j++
 		}
 		switch n := j - i; {
+		case n == 1 && allowOpen:
+			h := hs[i]
+			nb[h.tri][h.k] = -1
+			open++
+			i = j
+			continue
 		case n == 1:
 			h := hs[i]
-			return nil, fmt.Errorf("%w: edge (%d, %d) of triangle %d has no neighbour: close the hole (or use a closed collider mesh)", ErrNotClosed, h.lo, h.hi, h.tri)
+			return nil, 0, fmt.Errorf("%w: edge (%d, %d) of triangle %d has no neighbour: close the hole (or use a closed collider mesh)", ErrNotClosed, h.lo, h.hi, h.tri)
 		case n > 2:
 			h := hs[i]
-			return nil, fmt.Errorf("%w: edge (%d, %d) is shared by %d triangles (%d, %d, ...): at most 2 allowed", ErrNonManifold, h.lo, h.hi, n, h.tri, hs[i+1].tri)
+			return nil, 0, fmt.Errorf("%w: edge (%d, %d) is shared by %d triangles (%d, %d, ...): at most 2 allowed", ErrNonManifold, h.lo, h.hi, n, h.tri, hs[i+1].tri)
 		}
 		x, y := hs[i], hs[i+1]
 		if x.fwd == y.fwd {
-			return nil, fmt.Errorf("%w: triangles %d and %d wind their shared edge (%d, %d) the same way: make the normals consistent (Blender: Recalculate Outside)", ErrNonManifold, x.tri, y.tri, x.lo, x.hi)
+			return nil, 0, fmt.Errorf("%w: triangles %d and %d wind their shared edge (%d, %d) the same way: make the normals consistent (Blender: Recalculate Outside)", ErrNonManifold, x.tri, y.tri, x.lo, x.hi)
 		}
 		nb[x.tri][x.k] = y.tri
 		nb[y.tri][y.k] = x.tri
 		i = j
 	}
-	return nb, nil
+	return nb, open, nil
 }
 
 // orient flips every connected component with negative signed volume, so
@@ -227,7 +257,7 @@ func orient(pos []vec.Vec3, t [][3]int32, nb [][3]int32) {
 			tr := t[i]
 			vol += pos[tr[0]].Dot(pos[tr[1]].Cross(pos[tr[2]]))
 			for _, j := range nb[i] {
-				if comp[j] < 0 {
+				if j >= 0 && comp[j] < 0 {
 					comp[j] = c
 					stack = append(stack, j)
 				}
@@ -250,6 +280,10 @@ func orient(pos []vec.Vec3, t [][3]int32, nb [][3]int32) {
 
 // Bounds returns the box of the mesh's vertices.
 func (m *Mesh) Bounds() (min, max vec.Vec3) { return m.lo, m.hi }
+
+// OpenEdges returns the number of boundary edges (0 unless built with
+// AllowOpen).
+func (m *Mesh) OpenEdges() int { return m.open }
 
 // NumTriangles returns the number of triangles.
 func (m *Mesh) NumTriangles() int { return len(m.geo) }

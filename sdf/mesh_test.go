@@ -364,3 +364,40 @@ func TestMeshSignNearBumpyVertices(t *testing.T) {
 		}
 	}
 }
+
+// TestMeshAllowOpen: a cube with one triangle missing is rejected by
+// NewMesh and accepted with AllowOpen, with the box's distance wherever
+// the nearest surface point is away from the hole.
+func TestMeshAllowOpen(t *testing.T) {
+	h := vec.V(0.5, 0.5, 0.5)
+	pos, tris := cubeMesh(h)
+	// drop one triangle of the +y face (tris[6], tris[7] are +y).
+	holed := append(append([][3]int32(nil), tris[:6]...), tris[7:]...)
+	if _, err := NewMesh(pos, holed); !errors.Is(err, ErrNotClosed) {
+		t.Fatalf("NewMesh(cube with a hole) error = %v, want ErrNotClosed", err)
+	}
+	m, err := NewMeshWith(pos, holed, MeshOptions{AllowOpen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.OpenEdges() != 3 {
+		t.Errorf("OpenEdges = %d, want 3", m.OpenEdges())
+	}
+	box := Box{Half: h}
+	r := newRand(15)
+	checked := 0
+	for i := 0; i < 2000; i++ {
+		p := randIn(r, vec.V(-1, -1, -1), vec.V(1, 1, 1))
+		bd, bg := box.DistGrad(p)
+		if q := p.AddScaled(bg, -bd); q.Y > 0.4 {
+			continue // nearest point on or near the +y face with the hole
+		}
+		checked++
+		if d := m.Dist(p); math.Abs(d-bd) > 1e-12 {
+			t.Fatalf("open cube Dist%s = %v, box %v", fmtV(p), d, bd)
+		}
+	}
+	if checked < 1000 {
+		t.Errorf("only %d points checked", checked)
+	}
+}
