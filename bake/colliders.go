@@ -31,6 +31,87 @@ func toKeys(ks []KeySpec) []sdf.Key {
 	return out
 }
 
+// nodeColliders fits colliders to the glTF nodes the input marks as
+// colliders (meshio.ColliderNode): the shape is fitted to the node's mesh in
+// the node's own space, then moved by the node's world transform.
+func nodeColliders(m *meshio.Mesh, friction float64) ([]sdf.Collider, []string, error) {
+	var out []sdf.Collider
+	var names []string
+	for _, n := range m.Colliders {
+		shape, err := fitNodeShape(n)
+		if err != nil {
+			return nil, nil, badInput(fmt.Errorf("%s: collider node %q (%s): %w", m.Path, n.Name, n.Kind, err),
+				"a mesh collider must be closed; or mark the node as sphere, capsule, cone or box")
+		}
+		c := sdf.NewCollider(shape)
+		c.StaticFriction, c.KineticFriction = friction, 0.8*friction
+		out = append(out, c)
+		names = append(names, fmt.Sprintf("%s node %q", n.Kind, n.Name))
+	}
+	return out, names, nil
+}
+
+// fitNodeShape fits the node's kind of shape to its local bounds (and for
+// a cone, to the radii at its two ends along local Y).
+func fitNodeShape(n meshio.ColliderNode) (sdf.SDF, error) {
+	lo, hi := n.LocalMin, n.LocalMax
+	c := lo.Add(hi).Scale(0.5)
+	h := hi.Sub(lo).Scale(0.5)
+	var local sdf.SDF
+	switch n.Kind {
+	case "sphere":
+		local = sdf.Sphere{Center: c, Radius: math.Max(h.X, math.Max(h.Y, h.Z))}
+	case "capsule":
+		ax := 0
+		for i := 1; i < 3; i++ {
+			if h.Get(i) > h.Get(ax) {
+				ax = i
+			}
+		}
+		r := 0.0
+		for i := 0; i < 3; i++ {
+			if i != ax {
+				r = math.Max(r, h.Get(i))
+			}
+		}
+		d := [3]float64{}
+		d[ax] = math.Max(h.Get(ax)-r, 0)
+		off := vec.V(d[0], d[1], d[2])
+		local = sdf.Capsule{A: c.Sub(off), B: c.Add(off), Radius: r}
+	case "cone":
+		ra, rb := h.X, h.X
+		if len(n.Local) > 0 {
+			ra, rb = 0, 0
+			tol := 1e-3 * (hi.Y - lo.Y)
+			for _, p := range n.Local {
+				rad := math.Hypot(p.X-c.X, p.Z-c.Z)
+				if p.Y <= lo.Y+tol {
+					ra = math.Max(ra, rad)
+				}
+				if p.Y >= hi.Y-tol {
+					rb = math.Max(rb, rad)
+				}
+			}
+		}
+		local = sdf.CappedCone{A: vec.V(c.X, lo.Y, c.Z), B: vec.V(c.X, hi.Y, c.Z), RA: ra, RB: rb}
+	case "box":
+		local = sdf.Box{Center: c, Half: h}
+	case "plane":
+		up := n.World.MulDir(vec.V(0, 1, 0)).Normalize()
+		origin := n.World.MulPoint(vec.V(0, hi.Y, 0))
+		return sdf.Plane{Normal: up, Offset: up.Dot(origin)}, nil
+	case "mesh":
+		pos := make([]vec.Vec3, len(n.Local))
+		for i, p := range n.Local {
+			pos[i] = n.World.MulPoint(p)
+		}
+		return sdf.NewMesh(pos, n.Triangles)
+	default:
+		return nil, fmt.Errorf("unknown collider kind %q", n.Kind)
+	}
+	return sdf.NewTransformed(local, n.World)
+}
+
 // buildColliders makes the solver's colliders from the scene. friction is
 // the scene's cloth-collider friction, used where a collider sets none.
 func buildColliders(sc *Scene, friction float64) ([]sdf.Collider, error) {

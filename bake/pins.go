@@ -164,6 +164,13 @@ func fmt3(v vec.Vec3) string { return fmt.Sprintf("(%.4g, %.4g, %.4g)", v.X, v.Y
 // vertexAttribute returns a scalar per-vertex attribute of the render mesh
 // over all primitives in order, when every primitive has it.
 func vertexAttribute(m *meshio.Mesh, name string) ([]float32, bool) {
-	_ = name
-	return nil, false
+	var out []float32
+	for _, p := range m.Primitives {
+		a, ok := p.Attributes[name]
+		if !ok || len(a) != len(p.Positions) {
+			return nil, false
+		}
+		out = append(out, a...)
+	}
+	return out, len(out) > 0
 }

@@ -33,7 +33,7 @@ func preflight(j *Job) string {
 		}
 		if inside > 0 {
 			msgs = append(msgs, fmt.Sprintf("%d cloth vertices start inside collider %d (%s), deepest %.1f mm at vertex %d %s; they are pushed out during the first frame",
-				inside, ci, j.Scene.Colliders[ci].Type, 1000*deepest, at, fmt3(j.Welded.Positions[at])))
+				inside, ci, j.colliderNames[ci], 1000*deepest, at, fmt3(j.Welded.Positions[at])))
 		}
 	}
 	if n := solver.SelfIntersections(j.Welded.Positions, j.Welded.Triangles); n > 0 {

@@ -58,7 +58,10 @@ type Job struct {
 	Warnings  []string
 	inputHash string
 	restLen   []float64
-	wind      *windField
+	// colliderNames describe each collider for messages: the scene's kind
+	// and index, or the input's node.
+	colliderNames []string
+	wind          *windField
 }
 
 // Prepare reads the scene's meshes and builds the simulation model.
@@ -152,6 +155,13 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 	if j.Colliders, err = buildColliders(sc, friction); err != nil {
 		return nil, err
 	}
+	fromFile, names, err := nodeColliders(m, friction)
+	if err != nil {
+		return nil, err
+	}
+	j.Colliders = append(j.Colliders, fromFile...)
+	j.colliderNames = colliderLabels(sc)
+	j.colliderNames = append(j.colliderNames, names...)
 	if len(j.Colliders) > 0 || sc.SelfCollision {
 		return nil, badInputf("colliders and self-collision are not wired to the solver yet")
 	}
@@ -361,6 +371,14 @@ func (j *Job) outputPaths() []string {
 		if strings.HasSuffix(o, "/") {
 			out[i] += "/"
 		}
+	}
+	return out
+}
+
+func colliderLabels(sc *Scene) []string {
+	out := make([]string, len(sc.Colliders))
+	for i, c := range sc.Colliders {
+		out[i] = fmt.Sprintf("%s colliders[%d]", c.Type, i)
 	}
 	return out
 }

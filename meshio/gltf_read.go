@@ -234,6 +234,23 @@ func (r *gltfReader) read() (*Mesh, error) {
 	if len(insts) == 0 {
 		return nil, &ParseError{Path: r.name, Place: "meshes", Msg: "the file has no meshes", Err: ErrNoGeometry}
 	}
+	cols, marked, err := r.colliderNodes()
+	if err != nil {
+		return nil, err
+	}
+	m.Colliders = cols
+	if !r.opt.AllMeshes && len(marked) > 0 {
+		cloth := insts[:0:0]
+		for _, in := range insts {
+			if !marked[in.node] {
+				cloth = append(cloth, in)
+			}
+		}
+		if len(cloth) == 0 {
+			return nil, &ParseError{Path: r.name, Place: "nodes", Msg: "every mesh is marked as a collider: no cloth left", Err: ErrNoGeometry}
+		}
+		insts = cloth
+	}
 	insts, sel, err := r.selectMeshes(insts)
 	if err != nil {
 		return nil, err
@@ -540,6 +557,9 @@ func (r *gltfReader) primitive(in gltfInstance, pi int, prim *gltf.Primitive) (P
 			p.UVs = uvs
 		}
 	}
+	if err := r.customAttributes(&p, prim, place, nv); err != nil {
+		return p, false, err
+	}
 	p.Source = make([]int32, nv)
 	for i := range p.Source {
 		p.Source[i] = r.nsrc + int32(i)
@@ -743,6 +763,69 @@ func conv2[T int8 | uint8 | int16 | uint16](d [][2]T, norm bool, scale float32) 
 	}
 	for i, v := range d {
 		out[i] = [2]float32{f(v[0]), f(v[1])}
+	}
+	return out
+}
+
+// customAttributes reads a primitive's scalar application-specific
+// attributes (names starting with "_") into p.Attributes, in sorted name
+// order; other types are ignored.
+func (r *gltfReader) customAttributes(p *Primitive, prim *gltf.Primitive, place string, nv int) error {
+	var names []string
+	for name := range prim.Attributes {
+		if strings.HasPrefix(name, "_") {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		ai := prim.Attributes[name]
+		acr, err := r.accessor(ai, place)
+		if err != nil {
+			return err
+		}
+		if acr.Type != gltf.AccessorScalar {
+			continue
+		}
+		_, data, err := r.readAccessor(ai, place, gltf.AccessorScalar)
+		if err != nil {
+			return err
+		}
+		var vals []float32
+		switch d := data.(type) {
+		case []float32:
+			vals = d
+		case []uint8:
+			vals = scalars(d, acr.Normalized, 255)
+		case []int8:
+			vals = scalars(d, acr.Normalized, 127)
+		case []uint16:
+			vals = scalars(d, acr.Normalized, 65535)
+		case []int16:
+			vals = scalars(d, acr.Normalized, 32767)
+		case []uint32:
+			vals = scalars(d, false, 1)
+		default:
+			continue
+		}
+		if len(vals) != nv {
+			return r.errf(fmt.Sprintf("%s attribute %s", place, name), "%d values for %d vertices", len(vals), nv)
+		}
+		if p.Attributes == nil {
+			p.Attributes = map[string][]float32{}
+		}
+		p.Attributes[name] = vals
+	}
+	return nil
+}
+
+func scalars[T uint8 | int8 | uint16 | int16 | uint32](d []T, norm bool, scale float32) []float32 {
+	out := make([]float32, len(d))
+	for i, v := range d {
+		out[i] = float32(v)
+		if norm {
+			out[i] = max(out[i]/scale, -1)
+		}
 	}
 	return out
 }

@@ -85,6 +85,9 @@ type Mesh struct {
 	// `v` lines, STL facet corners, glTF render vertices. Point caches are
 	// written in this order.
 	SourceVertices int
+	// Colliders are the glTF nodes marked as colliders (see ColliderNode);
+	// they are not part of the cloth.
+	Colliders []ColliderNode
 	// Warnings are non-fatal problems found while reading (dangling vt
 	// references, missing material libraries, suspicious scale).
 	Warnings []string
@@ -111,6 +114,9 @@ type Primitive struct {
 	// Material is the material's index in the source file (glTF materials,
 	// OBJ usemtl order), or -1 for none.
 	Material int
+	// Attributes are custom scalar per-vertex attributes of a glTF primitive
+	// (names starting with "_", such as _PIN for pin weights), or nil.
+	Attributes map[string][]float32
 	// Source maps each render vertex to its vertex number in the file's own
 	// order (see Mesh.SourceVertices).
 	Source []int32
