@@ -75,6 +75,7 @@ type options struct {
 	reps    int
 	out     string
 	blender string
+	drape   string
 	mass    float64
 	threads int
 }
@@ -92,6 +93,7 @@ func main() {
 	flag.IntVar(&o.reps, "reps", 1, "repeat every scene this many times (drape and Blender alternate)")
 	flag.StringVar(&o.out, "out", filepath.Join("bench", "out"), "work folder for scenes, caches and logs")
 	flag.StringVar(&o.blender, "blender", "blender", "Blender 3.4 binary")
+	flag.StringVar(&o.drape, "drape", "", "drape binary to run (default: build ./cmd/drape into -out)")
 	flag.Float64Var(&o.mass, "blender-mass", 0, "Blender cloth vertex mass [kg]; 0 keeps Blender's default (0.3 kg)")
 	flag.IntVar(&o.threads, "threads", 0, "drape worker threads (0 = all cores)")
 	flag.Parse()
@@ -132,10 +134,13 @@ func bench(o options, stdout, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	drape := filepath.Join(out, "drape")
-	fmt.Fprintf(log, "building %s\n", drape)
-	if b, err := exec.Command("go", "build", "-o", drape, "./cmd/drape").CombinedOutput(); err != nil {
-		return fmt.Errorf("go build ./cmd/drape: %v\n%s", err, b)
+	drape := o.drape
+	if drape == "" {
+		drape = filepath.Join(out, "drape")
+		fmt.Fprintf(log, "building %s\n", drape)
+		if b, err := exec.Command("go", "build", "-o", drape, "./cmd/drape").CombinedOutput(); err != nil {
+			return fmt.Errorf("go build ./cmd/drape: %v\n%s", err, b)
+		}
 	}
 	script, err := filepath.Abs(filepath.Join("bench", "blender_cloth.py"))
 	if err != nil {
