@@ -84,10 +84,13 @@ func (c *collision) substep(t, dt float64) {
 		b.pool.run(len(b.s.Pos), c.fnVerts)
 	}
 	if c.self != nil {
-		c.self.substep(dt)
-		if nc > 0 {
-			c.friction = false
-			b.pool.run(len(b.s.Pos), c.fnVerts)
+		c.self.update()
+		for it := 0; it < selfIterations; it++ {
+			c.self.iterate(it == selfIterations-1)
+			if nc > 0 {
+				c.friction = false
+				b.pool.run(len(b.s.Pos), c.fnVerts)
+			}
 		}
 	}
 }

@@ -56,19 +56,22 @@ type selfCollision struct {
 	tlo, thi   []vec.Vec3 // triangle boxes inflated by r
 	elo, ehi   []vec.Vec3 // edge boxes inflated by r/2
 
-	// pairs
-	vt       []vtPair
-	ee       []eePair
-	out      [][4]vec.Vec3 // corrections, VT pairs then EE pairs
-	on       []bool
-	inc      []int32 // vertex -> pair incidences, code = pair·4 + slot
-	incStart []int32
-	friction bool
+	// pairs, and those of the previous rebuild indexed by vertex / edge
+	vt, vtOld []vtPair
+	ee, eeOld []eePair
+	vtOldAt   csr
+	eeOldAt   csr
+	out       [][4]vec.Vec3 // corrections, VT pairs then EE pairs
+	on        []bool
+	act       []int32 // active pairs of the current iteration
+	inc       []int32 // vertex -> pair incidences, code = pair·4 + slot
+	incStart  []int32
+	friction  bool
 
 	slots []pairSlot
 	next  atomic.Int32
 
-	fnPairs, fnGather, fnNarrow, fnBoxes func(lo, hi int)
+	fnPairs, fnNarrow, fnBoxes, fnRefresh func(lo, hi int)
 }
 
 // vtPair is a vertex-triangle proximity pair.
@@ -83,6 +86,40 @@ type eePair struct {
 	e0, e1 int32
 	h      float64
 	n      vec.Vec3 // direction from edge e1 to edge e0
+}
+
+// csr lists items by key: items of key k are idx[start[k]:start[k+1]].
+type csr struct {
+	start []int32
+	idx   []int32
+}
+
+// index fills c with items 0..n-1 grouped by key(i) in [0, keys),
+// ascending within a key.
+func index(c *csr, keys, n int, key func(i int) int32) {
+	if len(c.start) != keys+1 {
+		c.start = make([]int32, keys+1)
+	}
+	clear(c.start)
+	for i := 0; i < n; i++ {
+		c.start[key(i)+1]++
+	}
+	for k := 1; k <= keys; k++ {
+		c.start[k] += c.start[k-1]
+	}
+	if cap(c.idx) < n {
+		c.idx = make([]int32, n, n+n/2)
+	}
+	c.idx = c.idx[:n]
+	for i := 0; i < n; i++ {
+		k := key(i)
+		c.idx[c.start[k]] = int32(i)
+		c.start[k]++
+	}
+	for k := keys; k > 0; k-- {
+		c.start[k] = c.start[k-1]
+	}
+	c.start[0] = 0
 }
 
 // pairSlot collects one worker's pairs of a narrow phase.
@@ -106,8 +143,9 @@ type gridEnt struct {
 
 const (
 	selfIterations = 2
-	selfSkinFactor = 3.0
-	selfMaxRel     = 10.0
+	selfSweeps     = 4
+	selfSkinFactor = 2.5
+	selfMaxRel     = 5.0
 )
 
 func newSelfCollision(b *base) *selfCollision {
@@ -143,12 +181,13 @@ func newSelfCollision(b *base) *selfCollision {
 		g.start = make([]int32, size+1)
 	}
 	sc.slots = make([]pairSlot, b.pool.n+1)
-	sc.fnPairs, sc.fnGather, sc.fnNarrow, sc.fnBoxes = sc.solvePairs, sc.gather, sc.narrow, sc.boxes
+	sc.fnPairs, sc.fnNarrow, sc.fnBoxes, sc.fnRefresh = sc.solvePairs, sc.narrow, sc.boxes, sc.refresh
 	return sc
 }
 
-// substep runs one substep of self-collision on b.s.Pos.
-func (sc *selfCollision) substep(dt float64) {
+// update clamps this substep's relative displacements and rebuilds the
+// neighbour list if it may have become incomplete.
+func (sc *selfCollision) update() {
 	pos, prev, w := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass
 	// mean displacement of the free vertices this substep and since the
 	// last rebuild (sequential sums: deterministic)
@@ -186,12 +225,71 @@ func (sc *selfCollision) substep(dt float64) {
 	if !sc.valid || mCum > sc.skin/2 {
 		sc.rebuild(math.Max(sc.h, selfSkinFactor*mSub))
 	}
-	// project
-	n := len(sc.vt) + len(sc.ee)
-	for it := 0; it < selfIterations; it++ {
-		sc.friction = it == selfIterations-1 && sc.mu > 0
-		sc.b.pool.run(n, sc.fnPairs)
-		sc.b.pool.run(len(pos), sc.fnGather)
+	sc.b.pool.run(len(sc.vt)+len(sc.ee), sc.fnRefresh)
+}
+
+// refresh updates every pair's side memory from the substep's start
+// positions (see vertexTriangleSide and edgeEdgeDir).
+func (sc *selfCollision) refresh(lo, hi int) {
+	prev, tris := sc.b.s.Prev, sc.m.Topo.Tris
+	nvt := len(sc.vt)
+	for k := lo; k < hi; k++ {
+		if k < nvt {
+			p := &sc.vt[k]
+			t := tris[p.t]
+			p.side = vertexTriangleSide([4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}, p.side)
+			continue
+		}
+		p := &sc.ee[k-nvt]
+		a, b := sc.edges[p.e0], sc.edges[p.e1]
+		p.n = edgeEdgeDir([4]vec.Vec3{prev[a[0]], prev[a[1]], prev[b[0]], prev[b[1]]}, p.n)
+	}
+}
+
+// iterate finds the active pairs (parallel over all pairs) and projects
+// them with selfSweeps Gauss-Seidel sweeps in pair order (serial: the
+// active pairs are few, and Gauss-Seidel converges where Jacobi averaging
+// leaves stacked layers interpenetrating), with friction in the last sweep
+// if asked.
+func (sc *selfCollision) iterate(friction bool) {
+	sc.friction = false
+	sc.b.pool.run(len(sc.vt)+len(sc.ee), sc.fnPairs)
+	sc.act = sc.act[:0]
+	for k, on := range sc.on {
+		if on {
+			sc.act = append(sc.act, int32(k))
+		}
+	}
+	pos, prev, w, tris := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass, sc.m.Topo.Tris
+	nvt := len(sc.vt)
+	for sweep := 0; sweep < selfSweeps; sweep++ {
+		mu := 0.0
+		if friction && sweep == selfSweeps-1 {
+			mu = sc.mu
+		}
+		for _, k := range sc.act {
+			var vs [4]int32
+			var dx [4]vec.Vec3
+			var on bool
+			if int(k) < nvt {
+				p := &sc.vt[k]
+				t := tris[p.t]
+				vs = [4]int32{p.v, t[0], t[1], t[2]}
+				q4, p4, w4 := gather4(pos, prev, w, vs)
+				dx, on = solveVertexTriangle(q4, p4, w4, p.h, mu, p.side)
+			} else {
+				p := &sc.ee[int(k)-nvt]
+				a, b := sc.edges[p.e0], sc.edges[p.e1]
+				vs = [4]int32{a[0], a[1], b[0], b[1]}
+				q4, p4, w4 := gather4(pos, prev, w, vs)
+				dx, on = solveEdgeEdge(q4, p4, w4, p.h, mu, p.n)
+			}
+			if on {
+				for i, v := range vs {
+					pos[v] = pos[v].Add(dx[i])
+				}
+			}
+		}
 	}
 }
 
@@ -212,13 +310,20 @@ func (sc *selfCollision) rebuild(skin float64) {
 	sc.tg.build(sc, len(tris), func(i int) (vec.Vec3, vec.Vec3) { return sc.tlo[i], sc.thi[i] })
 	sc.eg.build(sc, len(sc.edges), func(i int) (vec.Vec3, vec.Vec3) { return sc.elo[i], sc.ehi[i] })
 
+	// index the old pairs by their first vertex / edge, so pairs that
+	// persist keep the side they were on (a crossing left by an
+	// unconverged substep is undone rather than accepted)
+	sc.vt, sc.vtOld = sc.vtOld[:0], sc.vt
+	sc.ee, sc.eeOld = sc.eeOld[:0], sc.ee
+	index(&sc.vtOldAt, len(x), len(sc.vtOld), func(k int) int32 { return sc.vtOld[k].v })
+	index(&sc.eeOldAt, len(sc.edges), len(sc.eeOld), func(k int) int32 { return sc.eeOld[k].e0 })
+
 	// narrow phase, parallel over buckets
 	sc.next.Store(0)
 	sc.b.pool.run(int(sc.mask)+1, sc.fnNarrow)
 	used := int(sc.next.Load())
 	slots := sc.slots[:used]
 	slices.SortFunc(slots, func(a, b pairSlot) int { return a.lo - b.lo })
-	sc.vt, sc.ee = sc.vt[:0], sc.ee[:0]
 	for i := range slots {
 		sc.vt = append(sc.vt, slots[i].vt...)
 		sc.ee = append(sc.ee, slots[i].ee...)
@@ -374,6 +479,12 @@ func (sc *selfCollision) narrow(lo, hi int) {
 				if d.Dot(b.Sub(a).Cross(c.Sub(a))) < 0 {
 					side = -1
 				}
+				for _, o := range sc.vtOldAt.idx[sc.vtOldAt.start[v]:sc.vtOldAt.start[v+1]] {
+					if sc.vtOld[o].t == te.id {
+						side = sc.vtOld[o].side
+						break
+					}
+				}
 				h := sc.h
 				if rest[v].Sub(sc.restC[te.id]).Len()-sc.restR[te.id] < h {
 					h = math.Min(h, pointTriangleDist(rest[v], rest[t[0]], rest[t[1]], rest[t[2]]))
@@ -414,6 +525,12 @@ func (sc *selfCollision) narrow(lo, hi int) {
 				} else {
 					n = b.Sub(a).Cross(d.Sub(c)).Normalize()
 				}
+				for _, o := range sc.eeOldAt.idx[sc.eeOldAt.start[ea.id]:sc.eeOldAt.start[ea.id+1]] {
+					if sc.eeOld[o].e1 == eb.id {
+						n = sc.eeOld[o].n
+						break
+					}
+				}
 				h := sc.h
 				ra, rb := rest[e0[0]].Add(rest[e0[1]]).Scale(0.5), rest[e1[0]].Add(rest[e1[1]]).Scale(0.5)
 				if ra.Sub(rb).Len()-sc.edgeMidR[ea.id]-sc.edgeMidR[eb.id] < h {
@@ -441,14 +558,14 @@ func (sc *selfCollision) solvePairs(lo, hi int) {
 			t := tris[p.t]
 			vs = [4]int32{p.v, t[0], t[1], t[2]}
 			q4, p4, w4 := gather4(pos, prev, w, vs)
-			sc.out[k], sc.on[k] = solveVertexTriangle(q4, p4, w4, p.h, mu, &p.side)
+			sc.out[k], sc.on[k] = solveVertexTriangle(q4, p4, w4, p.h, mu, p.side)
 			continue
 		}
 		p := &sc.ee[k-nvt]
 		a, b := sc.edges[p.e0], sc.edges[p.e1]
 		vs = [4]int32{a[0], a[1], b[0], b[1]}
 		q4, p4, w4 := gather4(pos, prev, w, vs)
-		sc.out[k], sc.on[k] = solveEdgeEdge(q4, p4, w4, p.h, mu, &p.n)
+		sc.out[k], sc.on[k] = solveEdgeEdge(q4, p4, w4, p.h, mu, p.n)
 	}
 }
 
@@ -457,25 +574,4 @@ func gather4(pos, prev []vec.Vec3, w []float64, vs [4]int32) (q4, p4 [4]vec.Vec3
 		q4[i], p4[i], w4[i] = pos[v], prev[v], w[v]
 	}
 	return
-}
-
-// gather moves vertices [lo, hi) by the mean correction of their active
-// pairs, summed in incidence order.
-func (sc *selfCollision) gather(lo, hi int) {
-	pos := sc.b.s.Pos
-	for v := lo; v < hi; v++ {
-		var sum vec.Vec3
-		n := 0
-		for _, code := range sc.inc[sc.incStart[v]:sc.incStart[v+1]] {
-			k := code >> 2
-			if !sc.on[k] {
-				continue
-			}
-			sum = sum.Add(sc.out[k][code&3])
-			n++
-		}
-		if n > 0 {
-			pos[v] = pos[v].AddScaled(sum, 1/float64(n))
-		}
-	}
 }

@@ -96,45 +96,44 @@ func segmentDist(p1, q1, p2, q2 vec.Vec3) float64 {
 
 // solveVertexTriangle projects the proximity constraint between vertex x
 // and triangle (a, b, c) (Müller et al. 2007, §4.4, "cloth self collision";
-// Bridson, Fedkiw, Anderson 2002): with q the closest point of the
-// triangle (barycentrics u, v, w) the constraint is C = s - h >= 0, where
-// s is the signed distance along the triangle normal n·side when q is
-// inside the triangle (so a vertex that crossed is pushed back to the
-// side it came from) and |x - q| along n = (x - q)/|x - q| when q is on
-// the triangle's boundary (where a vertex may legitimately pass round the
-// edge: side follows it). Gradients are n for x and -u·n, -v·n, -w·n for
-// the triangle, and the correction is dx_i = -C·w_i·grad_i / Σ w_j|grad_j|²
-// (PBD). With friction coefficient mu the tangential part of the
-// substep's displacement of x relative to q (from the start positions
-// p0) is removed up to mu times the normal correction (Coulomb, as
-// collideVertex). It returns the corrections of x, a, b, c and whether the
-// constraint was active; side is updated in place.
-func solveVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, side *float64) (dx [4]vec.Vec3, active bool) {
+// Bridson, Fedkiw, Anderson 2002), q4 = {x, a, b, c} now and p4 at the
+// substep start. With q the closest point of the triangle (barycentrics
+// u, v, w) the constraint is C = s - h >= 0, where s is
+//
+//   - the signed distance (x - q)·n along n = side·(triangle normal) when
+//     q is inside the triangle, or when the vertex went through the
+//     triangle's plane inside the triangle during the substep (so a vertex
+//     that crossed is pushed back to the side it came from);
+//   - |x - q| along n = (x - q)/|x - q| otherwise (near the boundary, where
+//     a vertex may legitimately pass round the edge).
+//
+// Gradients are n for x and -u·n, -v·n, -w·n for the triangle, and the
+// correction is dx_i = -C·w_i·grad_i / Σ w_j|grad_j|² (PBD). With friction
+// coefficient mu the tangential part of the substep's displacement of x
+// relative to q is removed up to mu times the normal correction (Coulomb,
+// as collideVertex). It returns the corrections of x, a, b, c and whether
+// the constraint was active.
+func solveVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu, side float64) (dx [4]vec.Vec3, active bool) {
 	x, a, b, c := q4[0], q4[1], q4[2], q4[3]
 	nf := b.Sub(a).Cross(c.Sub(a))
 	area2 := nf.Len()
 	if area2 < 1e-20 {
 		return dx, false
 	}
-	nf = nf.Scale(1 / area2)
+	nf = nf.Scale(side / area2)
 	u, v, w := closestOnTriangle(x, a, b, c)
 	d := x.Sub(a.Scale(u).Add(b.Scale(v)).Add(c.Scale(w)))
 	var s float64
 	var n vec.Vec3
-	if u > 0 && v > 0 && w > 0 {
-		n = nf.Scale(*side)
-		s = d.Dot(n)
+	if (u > 0 && v > 0 && w > 0) || crossedTriangle(q4, p4, side) {
+		n = nf
+		s = x.Sub(a).Dot(nf)
 	} else {
 		s = d.Len()
 		if s > 1e-12 {
 			n = d.Scale(1 / s)
-			if sd := d.Dot(nf); sd > 0 {
-				*side = 1
-			} else if sd < 0 {
-				*side = -1
-			}
 		} else {
-			n = nf.Scale(*side)
+			n = nf
 		}
 	}
 	C := s - h
@@ -163,32 +162,81 @@ func solveVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, side 
 	return dx, true
 }
 
+// crossedTriangle reports whether vertex q4[0] went from the side side of
+// triangle q4[1:] at the substep start (p4) to the other side now, through
+// the triangle: the signed plane distance, linear in time, vanishes at τ,
+// and the vertex's projection at τ lies inside the interpolated triangle.
+func crossedTriangle(q4, p4 [4]vec.Vec3, side float64) bool {
+	n1 := q4[2].Sub(q4[1]).Cross(q4[3].Sub(q4[1]))
+	s1 := q4[0].Sub(q4[1]).Dot(n1) * side
+	if s1 >= 0 {
+		return false
+	}
+	n0 := p4[2].Sub(p4[1]).Cross(p4[3].Sub(p4[1]))
+	s0 := p4[0].Sub(p4[1]).Dot(n0) * side
+	if s0 <= 0 {
+		return false
+	}
+	tau := s0 / (s0 - s1)
+	var m [4]vec.Vec3
+	for i := range m {
+		m[i] = p4[i].Lerp(q4[i], tau)
+	}
+	return insideProjection(m[0], m[1], m[2], m[3])
+}
+
+// insideProjection reports whether p projects into triangle abc along its
+// normal.
+func insideProjection(p, a, b, c vec.Vec3) bool {
+	n := b.Sub(a).Cross(c.Sub(a))
+	if n.LenSq() == 0 {
+		return false
+	}
+	return b.Sub(a).Cross(p.Sub(a)).Dot(n) >= 0 && c.Sub(b).Cross(p.Sub(b)).Dot(n) >= 0 && a.Sub(c).Cross(p.Sub(c)).Dot(n) >= 0
+}
+
+// vertexTriangleSide returns the side memory of a vertex-triangle pair at
+// positions q4 given the old memory: unchanged while the closest point is
+// inside the triangle (only passing round the boundary may change it),
+// else the side of the triangle's plane the vertex is on.
+func vertexTriangleSide(q4 [4]vec.Vec3, side float64) float64 {
+	x, a, b, c := q4[0], q4[1], q4[2], q4[3]
+	u, v, w := closestOnTriangle(x, a, b, c)
+	if u > 0 && v > 0 && w > 0 {
+		return side
+	}
+	sd := x.Sub(a).Dot(b.Sub(a).Cross(c.Sub(a)))
+	switch {
+	case sd > 0:
+		return 1
+	case sd < 0:
+		return -1
+	}
+	return side
+}
+
 // solveEdgeEdge projects the proximity constraint between edges (a, b) and
 // (c, d) (Bridson et al. 2002): with closest points p = a + s(b-a) and
 // q = c + t(d-c), both strictly inside their edges, C = |p - q| - h >= 0
 // along n = (p-q)/|p-q|; if p - q points against the remembered direction
 // n0 the edges have crossed and C = (p-q)·n0 - h pushes them back.
 // Gradients are (1-s)n, s·n, -(1-t)n, -t·n. Friction as in
-// solveVertexTriangle. n0 is updated in place while the edges are apart.
-func solveEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 *vec.Vec3) (dx [4]vec.Vec3, active bool) {
+// solveVertexTriangle.
+func solveEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 vec.Vec3) (dx [4]vec.Vec3, active bool) {
 	a, b, c, d := q4[0], q4[1], q4[2], q4[3]
 	s, t := closestSegments(a, b, c, d)
-	diff := a.Lerp(b, s).Sub(c.Lerp(d, t))
 	const eps = 1e-6
 	if s <= eps || s >= 1-eps || t <= eps || t >= 1-eps {
-		if l := diff.Len(); l > 1e-12 {
-			*n0 = diff.Scale(1 / l)
-		}
 		return dx, false
 	}
+	diff := a.Lerp(b, s).Sub(c.Lerp(d, t))
 	var dist float64
 	var n vec.Vec3
 	l := diff.Len()
-	if sd := diff.Dot(*n0); sd < 0 || l < 1e-12 {
-		n, dist = *n0, sd
+	if sd := diff.Dot(n0); sd < 0 || l < 1e-12 {
+		n, dist = n0, sd
 	} else {
 		n, dist = diff.Scale(1/l), l
-		*n0 = n
 	}
 	C := dist - h
 	if C >= 0 {
@@ -214,6 +262,26 @@ func solveEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 *vec.Vec
 		addFriction(&dx, rel, n, g, w4, W, mu*(-C))
 	}
 	return dx, true
+}
+
+// edgeEdgeDir returns the direction memory of an edge pair at positions q4
+// given the old one: the direction between the closest points, except
+// that it may not flip while both closest points are inside their edges
+// (edges pass each other only round an end).
+func edgeEdgeDir(q4 [4]vec.Vec3, n0 vec.Vec3) vec.Vec3 {
+	a, b, c, d := q4[0], q4[1], q4[2], q4[3]
+	s, t := closestSegments(a, b, c, d)
+	diff := a.Lerp(b, s).Sub(c.Lerp(d, t))
+	l := diff.Len()
+	if l < 1e-12 {
+		return n0
+	}
+	const eps = 1e-6
+	interior := s > eps && s < 1-eps && t > eps && t < 1-eps
+	if interior && diff.Dot(n0) < 0 {
+		return n0
+	}
+	return diff.Scale(1 / l)
 }
 
 // addFriction removes the tangential part of the relative displacement rel

@@ -1,0 +1,288 @@
+package solver
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/drape-sim/drape/internal/vec"
+	"github.com/drape-sim/drape/sdf"
+)
+
+func TestClosestOnTriangle(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	rnd := func() vec.Vec3 { return vec.V(r.Float64()*2-1, r.Float64()*2-1, r.Float64()*2-1) }
+	for i := 0; i < 300; i++ {
+		a, b, c, p := rnd(), rnd(), rnd(), rnd().Scale(2)
+		u, v, w := closestOnTriangle(p, a, b, c)
+		if u < -1e-12 || v < -1e-12 || w < -1e-12 || math.Abs(u+v+w-1) > 1e-9 {
+			t.Fatalf("closestOnTriangle case %d: barycentrics (%g, %g, %g) not in the triangle", i, u, v, w)
+		}
+		got := p.Sub(a.Scale(u).Add(b.Scale(v)).Add(c.Scale(w))).Len()
+		// brute force over a barycentric lattice
+		best := math.Inf(1)
+		const n = 60
+		for j := 0; j <= n; j++ {
+			for k := 0; j+k <= n; k++ {
+				q := a.Scale(float64(n-j-k) / n).Add(b.Scale(float64(j) / n)).Add(c.Scale(float64(k) / n))
+				best = math.Min(best, p.Sub(q).Len())
+			}
+		}
+		if got > best+1e-12 || got < best-0.05 {
+			t.Fatalf("closestOnTriangle case %d: distance %g, brute force %g", i, got, best)
+		}
+	}
+}
+
+func TestClosestSegments(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	rnd := func() vec.Vec3 { return vec.V(r.Float64()*2-1, r.Float64()*2-1, r.Float64()*2-1) }
+	cases := [][4]vec.Vec3{
+		{vec.V(0, 0, 0), vec.V(1, 0, 0), vec.V(0, 1, 0), vec.V(1, 1, 0)},           // parallel
+		{vec.V(0, 0, 0), vec.V(1, 0, 0), vec.V(0.5, 1, -1), vec.V(0.5, 1, 1)},      // crossing above
+		{vec.V(0, 0, 0), vec.V(0, 0, 0), vec.V(0.5, 1, -1), vec.V(0.5, 1, 1)},      // point segment
+		{vec.V(0, 0, 0), vec.V(1, 0, 0), vec.V(2, 0, 0), vec.V(3, 0, 0)},           // collinear
+		{vec.V(0, 0, 0), vec.V(1, 0, 0), vec.V(0.25, 0.5, 0), vec.V(0.75, 0.5, 0)}, // parallel overlap
+	}
+	for i := 0; i < 200; i++ {
+		cases = append(cases, [4]vec.Vec3{rnd(), rnd(), rnd(), rnd()})
+	}
+	for i, c := range cases {
+		got := segmentDist(c[0], c[1], c[2], c[3])
+		best := math.Inf(1)
+		const n = 200
+		for j := 0; j <= n; j++ {
+			p := c[0].Lerp(c[1], float64(j)/n)
+			for k := 0; k <= n; k++ {
+				best = math.Min(best, p.Sub(c[2].Lerp(c[3], float64(k)/n)).Len())
+			}
+		}
+		if got > best+1e-12 || got < best-0.02 {
+			t.Errorf("segmentDist case %d = %g, brute force %g", i, got, best)
+		}
+	}
+}
+
+func TestSolveVertexTriangle(t *testing.T) {
+	tri := [3]vec.Vec3{vec.V(0, 0, 0), vec.V(1, 0, 0), vec.V(0, 0, -1)} // normal +Y
+	const h = 0.01
+	w := [4]float64{1, 1, 1, 1}
+	cases := []struct {
+		name   string
+		x      vec.Vec3
+		side   float64
+		wantY  float64 // vertex height after applying its correction alone
+		active bool
+	}{
+		{"apart", vec.V(0.2, 0.05, -0.2), 1, 0.05, false},
+		{"close above", vec.V(0.2, 0.004, -0.2), 1, 0.004 + (h-0.004)*1/(1+0.36+0.04+0.04)*1, true},
+		{"crossed from above", vec.V(0.2, -0.004, -0.2), 1, -0.004 + (h+0.004)/(1+0.36+0.04+0.04), true},
+		{"close below", vec.V(0.2, -0.004, -0.2), -1, -0.004 - (h-0.004)/(1+0.36+0.04+0.04), true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			side := c.side
+			q4 := [4]vec.Vec3{c.x, tri[0], tri[1], tri[2]}
+			dx, on := solveVertexTriangle(q4, q4, w, h, 0, side)
+			if on != c.active {
+				t.Fatalf("active = %v, want %v", on, c.active)
+			}
+			if y := c.x.Add(dx[0]).Y; math.Abs(y-c.wantY) > 1e-12 {
+				t.Errorf("vertex y after correction = %.6g, want %.6g", y, c.wantY)
+			}
+			// the full correction restores the distance exactly (linear constraint)
+			if on {
+				var p [4]vec.Vec3
+				for i := range p {
+					p[i] = q4[i].Add(dx[i])
+				}
+				u, v, ww := closestOnTriangle(p[0], p[1], p[2], p[3])
+				d := p[0].Sub(p[1].Scale(u).Add(p[2].Scale(v)).Add(p[3].Scale(ww))).Dot(vec.V(0, c.side, 0))
+				if math.Abs(d-h) > 1e-4*h { // the tilted triangle moves its closest point a little
+					t.Errorf("signed distance after correction = %.6g, want %g on side %g", d, h, c.side)
+				}
+			}
+		})
+	}
+	// friction: a sliding vertex loses tangential motion up to mu·δ
+	side := 1.0
+	x := vec.V(0.2, 0.005, -0.2)
+	prev := x.Add(vec.V(-0.01, 0.001, 0)) // moved 1 cm along +X this substep
+	q4 := [4]vec.Vec3{x, tri[0], tri[1], tri[2]}
+	p4 := [4]vec.Vec3{prev, tri[0], tri[1], tri[2]}
+	wv := [4]float64{1, 0, 0, 0}
+	dx, _ := solveVertexTriangle(q4, p4, wv, h, 0.5, side)
+	if got := dx[0].X; math.Abs(got-(-0.5*0.005)) > 1e-12 {
+		t.Errorf("friction correction = %.6g, want %.6g (mu x normal correction)", got, -0.5*0.005)
+	}
+	dx, _ = solveVertexTriangle(q4, p4, wv, h, 5, side)
+	if got := dx[0].X; math.Abs(got-(-0.01)) > 1e-12 {
+		t.Errorf("static friction correction = %.6g, want %.6g (stick)", got, -0.01)
+	}
+}
+
+func TestSolveEdgeEdge(t *testing.T) {
+	const h = 0.01
+	w := [4]float64{1, 1, 1, 1}
+	a, b := vec.V(-1, 0, 0), vec.V(1, 0, 0)
+	for _, c := range []struct {
+		name string
+		y    float64 // height of the crossing edge
+		n0   vec.Vec3
+		want float64 // signed gap along n0 after correction
+	}{
+		{"close", -0.004, vec.V(0, 1, 0), h},
+		{"crossed", 0.004, vec.V(0, 1, 0), h},
+		{"apart", -0.02, vec.V(0, 1, 0), 0.02},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			q4 := [4]vec.Vec3{a, b, vec.V(0.2, c.y, -1), vec.V(0.2, c.y, 1)}
+			n0 := c.n0
+			dx, _ := solveEdgeEdge(q4, q4, w, h, 0, n0)
+			var p [4]vec.Vec3
+			for i := range p {
+				p[i] = q4[i].Add(dx[i])
+			}
+			s, tt := closestSegments(p[0], p[1], p[2], p[3])
+			gap := p[0].Lerp(p[1], s).Sub(p[2].Lerp(p[3], tt)).Dot(vec.V(0, 1, 0))
+			if math.Abs(gap-c.want) > 1e-4*h {
+				t.Errorf("gap after correction = %.6g, want %.6g", gap, c.want)
+			}
+		})
+	}
+}
+
+// minVertexTriangle returns the smallest distance [m] between a vertex and
+// a triangle it does not belong to, among pairs closer than cutoff (cutoff
+// if none), found with a uniform grid.
+func minVertexTriangle(pos []vec.Vec3, tris [][3]int32, cutoff float64) float64 {
+	cell := 0.02
+	key := func(p vec.Vec3) [3]int {
+		return [3]int{int(math.Floor(p.X / cell)), int(math.Floor(p.Y / cell)), int(math.Floor(p.Z / cell))}
+	}
+	cells := map[[3]int][]int32{}
+	for i, t := range tris {
+		lo := pos[t[0]].Min(pos[t[1]]).Min(pos[t[2]]).Sub(vec.V(cutoff, cutoff, cutoff))
+		hi := pos[t[0]].Max(pos[t[1]]).Max(pos[t[2]]).Add(vec.V(cutoff, cutoff, cutoff))
+		a, b := key(lo), key(hi)
+		for x := a[0]; x <= b[0]; x++ {
+			for y := a[1]; y <= b[1]; y++ {
+				for z := a[2]; z <= b[2]; z++ {
+					k := [3]int{x, y, z}
+					cells[k] = append(cells[k], int32(i))
+				}
+			}
+		}
+	}
+	best := cutoff
+	for v, p := range pos {
+		for _, ti := range cells[key(p)] {
+			t := tris[ti]
+			if t[0] == int32(v) || t[1] == int32(v) || t[2] == int32(v) {
+				continue
+			}
+			best = math.Min(best, pointTriangleDist(p, pos[t[0]], pos[t[1]], pos[t[2]]))
+		}
+	}
+	return best
+}
+
+// heapScene is a cloth (or two) falling onto the ground into folds.
+type heapScene struct {
+	pos  []vec.Vec3
+	tris [][3]int32
+	cs   []sdf.Collider
+}
+
+// verticalDrop is an n x n cloth of side 1 m standing on its bottom edge
+// 2 cm above the ground, leaning 10 degrees and slightly rippled, so it
+// collapses onto the ground in folds.
+func verticalDrop(n int) heapScene {
+	pos, tris := gridMesh(n, n, 1, 1)
+	lean := 10 * math.Pi / 180
+	for i, p := range pos {
+		h := 1 + p.Y // 0 at the bottom, 1 at the top
+		z := 0.03 * math.Sin(9*p.X) * h
+		pos[i] = vec.V(p.X-0.5, 0.02+h*math.Cos(lean), h*math.Sin(lean)+z)
+	}
+	ground := sdf.NewCollider(sdf.Plane{Normal: vec.V(0, 1, 0)})
+	return heapScene{pos, tris, []sdf.Collider{ground}}
+}
+
+// twoCloths drops cloth B (n x n, 0.7 m, turned 30 degrees) onto cloth A
+// (same size), which drapes over a small sphere on the ground.
+func twoCloths(n int) heapScene {
+	a, ta := flatCloth(n, 0.7, 0, 0.14, 0)
+	b, tb := flatCloth(n, 0.7, 0.05, 0.3, 0)
+	rot := vec.AxisAngle(vec.V(0, 1, 0), 30*math.Pi/180)
+	for i := range b {
+		b[i] = rot.Rotate(b[i])
+	}
+	pos := append(a, b...)
+	tris := append([][3]int32{}, ta...)
+	off := int32(len(a))
+	for _, t := range tb {
+		tris = append(tris, [3]int32{t[0] + off, t[1] + off, t[2] + off})
+	}
+	cs := []sdf.Collider{
+		sdf.NewCollider(sdf.Plane{Normal: vec.V(0, 1, 0)}),
+		sdf.NewCollider(sdf.Sphere{Center: vec.V(0, 0.06, 0), Radius: 0.06}),
+	}
+	return heapScene{pos, tris, cs}
+}
+
+// TestSelfCollisionHeap drops a 64 x 64 cloth into a heap on the ground,
+// and a cloth onto another, with self-collision: at every frame there
+// must be no intersecting pair of non-adjacent triangles and no vertex
+// closer than 0.5 x thickness to a triangle it does not belong to. The
+// same scene without self-collision must intersect (so the test can fail).
+func TestSelfCollisionHeap(t *testing.T) {
+	cases := []struct {
+		name   string
+		scene  heapScene
+		frames int
+	}{
+		{"heap64", verticalDrop(64), 36},
+		{"two-cloths", twoCloths(32), 24},
+	}
+	for _, c := range cases {
+		for _, self := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/self=%v", c.name, self), func(t *testing.T) {
+				p := DefaultParams()
+				p.SelfCollision = self
+				m := newModel(t, c.scene.pos, c.scene.tris, nil, p)
+				s := NewState(m)
+				h := p.Thickness
+				worstX, worstXFrame := 0, -1
+				minD, minFrame := math.Inf(1), -1
+				stepFrames(t, m, s, c.scene.cs, c.frames, 24, func(i int, _ float64) {
+					if n := SelfIntersections(s.Pos, m.Topo.Tris); n > worstX {
+						worstX, worstXFrame = n, i
+					}
+					if !self {
+						return
+					}
+					if d := minVertexTriangle(s.Pos, m.Topo.Tris, h); d < minD {
+						minD, minFrame = d, i
+					}
+				})
+				if !self {
+					if worstX == 0 {
+						t.Errorf("without self-collision no triangles intersect: the scene does not test self-collision")
+					}
+					t.Logf("%s without self-collision: up to %d intersecting pairs", c.name, worstX)
+					return
+				}
+				if worstX > 0 {
+					t.Errorf("%d intersecting pairs of non-adjacent triangles at frame %d, want 0 at every frame", worstX, worstXFrame)
+				}
+				if minD < 0.5*h {
+					t.Errorf("minimum vertex-triangle distance %.3f mm at frame %d, want >= %.2f mm (0.5 x thickness)", 1e3*minD, minFrame, 0.5e3*h)
+				}
+				sc := s.Pos
+				t.Logf("%s: 0 intersections over %d frames, min vertex-triangle distance %.4f mm (thickness %.1f mm), mean height %.3f m", c.name, c.frames, 1e3*minD, 1e3*h, meanY(sc))
+			})
+		}
+	}
+}
