@@ -32,7 +32,7 @@ func preflight(j *Job) string {
 			}
 		}
 		if inside > 0 {
-			msgs = append(msgs, fmt.Sprintf("%d cloth vertices start inside collider %d (%s), deepest %.1f mm at vertex %d %s; they are pushed out during the first frame",
+			msgs = append(msgs, fmt.Sprintf("%d cloth vertices start inside collider %d (%s), deepest %.1f mm at vertex %d %s; a settle phase pushes them out with zero velocity before frame 1",
 				inside, ci, j.colliderNames[ci], 1000*deepest, at, fmt3(j.Welded.Positions[at])))
 		}
 	}
@@ -54,8 +54,13 @@ func selfIntersections(pos []vec.Vec3, tris [][3]int32) int {
 	return solver.SelfIntersections(pos, tris)
 }
 
-// applyCollisionParams passes thickness, friction and self-collision to the
-// solver's parameters.
+// applyCollisionParams passes thickness [m], friction and self-collision
+// to the solver's parameters, and turns the settle phase on: vertices that
+// start inside a collider are pushed out in the first substep with zero
+// velocity (solver.Params.Settle) instead of being ejected.
 func applyCollisionParams(p *solver.Params, thickness, friction float64, self bool) {
-	_, _, _, _ = p, thickness, math.Max(0, friction), self
+	p.Thickness = thickness
+	p.Friction = math.Max(0, friction)
+	p.SelfCollision = self
+	p.Settle = true
 }

@@ -162,9 +162,6 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 	j.Colliders = append(j.Colliders, fromFile...)
 	j.colliderNames = colliderLabels(sc)
 	j.colliderNames = append(j.colliderNames, names...)
-	if len(j.Colliders) > 0 || sc.SelfCollision {
-		return nil, badInputf("colliders and self-collision are not wired to the solver yet")
-	}
 	if sc.Wind != nil {
 		j.wind = newWindField(sc.Wind, sc.Seed)
 	}
@@ -316,7 +313,7 @@ func (j *Job) Simulate(ctx context.Context, opt Options) (*Recording, error) {
 		}
 	}
 	keep(0, st.Pos)
-	f := &solver.Frame{Gravity: j.Gravity}
+	f := &solver.Frame{Gravity: j.Gravity, Colliders: j.Colliders}
 	for k := 1; k < sc.Frames; k++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
