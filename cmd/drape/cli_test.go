@@ -57,7 +57,7 @@ func TestBakeEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	writeGrid(t, filepath.Join(dir, "cloth.obj"), 12, 1, 1)
 	code, out, errOut := runBin(t, dir, "bake", "cloth.obj", "--frames", "12", "--pin", "top", "-o", "out.glb", "-o", "out.pc2",
-		"--report", "report.json")
+		"--report", "report.json", "--collider", "sphere:0,0.5,0,0.3")
 	if code != 0 {
 		t.Fatalf("bake exit %d\nstderr: %s", code, errOut)
 	}
