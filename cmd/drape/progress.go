@@ -42,13 +42,14 @@ func (b *progressBar) update(p bake.Progress) {
 	if p.Frames > 0 {
 		filled = width * p.Frame / p.Frames
 	}
-	fps := 0.0
-	if p.Elapsed > 0 {
-		fps = float64(p.Frame) / p.Elapsed
+	// Frame 1 is the input pose: speed and ETA start from frame 2.
+	speed, eta := "-", "-"
+	if p.Frame > 1 && p.Elapsed > 0 {
+		speed = fmt.Sprintf("%.1f", float64(p.Frame-1)/p.Elapsed)
+		eta = (time.Duration(p.ETA * float64(time.Second))).Round(time.Second).String()
 	}
-	fmt.Fprintf(b.w, "\r[%s%s] frame %d/%d  %.1f frames/s  ETA %s ",
-		strings.Repeat("#", filled), strings.Repeat(".", width-filled), p.Frame, p.Frames, fps,
-		(time.Duration(p.ETA * float64(time.Second))).Round(time.Second))
+	fmt.Fprintf(b.w, "\r[%s%s] frame %d/%d  %s frames/s  ETA %s ",
+		strings.Repeat("#", filled), strings.Repeat(".", width-filled), p.Frame, p.Frames, speed, eta)
 	b.drew = true
 }
 
