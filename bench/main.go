@@ -78,6 +78,7 @@ type options struct {
 	drape   string
 	mass    float64
 	threads int
+	again   bool
 }
 
 func main() {
@@ -96,6 +97,7 @@ func main() {
 	flag.StringVar(&o.drape, "drape", "", "drape binary to run (default: build ./cmd/drape into -out)")
 	flag.Float64Var(&o.mass, "blender-mass", 0, "Blender cloth vertex mass [kg]; 0 keeps Blender's default (0.3 kg)")
 	flag.IntVar(&o.threads, "threads", 0, "drape worker threads (0 = all cores)")
+	flag.BoolVar(&o.again, "remeasure", false, "bake nothing: measure the point caches and timings a previous run with the same flags left in -out (peak RSS is not kept)")
 	flag.Parse()
 	var err error
 	if o.sizes, err = parseInts(sizes); err == nil {
@@ -135,7 +137,7 @@ func bench(o options, stdout, log io.Writer) error {
 		return err
 	}
 	drape := o.drape
-	if drape == "" {
+	if drape == "" && !o.again {
 		drape = filepath.Join(out, "drape")
 		fmt.Fprintf(log, "building %s\n", drape)
 		if b, err := exec.Command("go", "build", "-o", drape, "./cmd/drape").CombinedOutput(); err != nil {
@@ -191,6 +193,11 @@ func bench(o options, stdout, log io.Writer) error {
 	for rep := 0; rep < o.reps; rep++ {
 		for i, sc := range scenes {
 			tag := fmt.Sprintf("%s-%d", slug(sc.Name), rep)
+			if o.again {
+				results[i][0] = append(results[i][0], previous(out, tag, "drape"))
+				results[i][1] = append(results[i][1], previous(out, tag, "Blender"))
+				continue
+			}
 			fmt.Fprintf(log, "[%s] %s: drape\n", time.Since(start).Round(time.Second), sc.Name)
 			d := runDrape(o, drape, out, tag, sc)
 			results[i][0] = append(results[i][0], d)
@@ -216,7 +223,9 @@ func bench(o options, stdout, log io.Writer) error {
 				if r.Err != nil {
 					continue
 				}
-				if r.Quality, err = m.measurePC2(r.PC2); err != nil {
+				// drape writes point caches in Blender's axes, as Blender's
+				// Mesh Cache modifier reads them; blender_cloth.py writes Y-up
+				if r.Quality, err = m.measurePC2(r.PC2, r.Tool == "drape"); err != nil {
 					r.Err = err
 				}
 			}
@@ -425,6 +434,24 @@ func runBlender(o options, script, out, tag string, sc scene) run {
 	if r.Err = readJSON(timing, &t); r.Err == nil {
 		r.PerFrame = t.SecondsPerFrame
 	}
+	return r
+}
+
+// previous returns a run of an earlier bench with the same -out: its point
+// cache and its time per frame.
+func previous(out, tag, tool string) run {
+	r := run{Tool: tool}
+	var t struct {
+		SecondsPerFrame float64 `json:"seconds_per_frame"`
+	}
+	if tool == "drape" {
+		r.PC2 = filepath.Join(out, tag+"-drape.pc2")
+		r.Err = readJSON(filepath.Join(out, tag+"-drape-report.json"), &t)
+	} else {
+		r.PC2 = filepath.Join(out, tag+"-blender.pc2")
+		r.Err = readJSON(filepath.Join(out, tag+"-blender.json"), &t)
+	}
+	r.PerFrame = t.SecondsPerFrame
 	return r
 }
 

@@ -87,8 +87,9 @@ func newMeasurer(sc scene) (*measurer, error) {
 }
 
 // measurePC2 reads a point cache in the cloth file's vertex order and units
-// and measures it.
-func (ms *measurer) measurePC2(path string) (quality, error) {
+// and measures it. blenderAxes says the cache is in Blender's Z-up axes
+// (x, -z, y), as drape writes PC2 for a Y-up input; otherwise it is Y-up.
+func (ms *measurer) measurePC2(path string, blenderAxes bool) (quality, error) {
 	frames, err := readPC2(path)
 	if err != nil {
 		return quality{}, fmt.Errorf("%s: %w", path, err)
@@ -102,7 +103,11 @@ func (ms *measurer) measurePC2(path string) (quality, error) {
 		copy(pos, ms.rest)
 		for s, v := range ms.srcSim {
 			if v >= 0 {
-				pos[v] = fr[s].Scale(ms.scale)
+				p := fr[s]
+				if blenderAxes {
+					p = vec.V(p.X, p.Z, -p.Y)
+				}
+				pos[v] = p.Scale(ms.scale)
 			}
 		}
 		for i, e := range ms.edges {

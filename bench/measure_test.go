@@ -91,7 +91,26 @@ func TestMeasure(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(dir, "f.pc2")
 			writePC2(t, path, tc.frames)
-			q, err := m.measurePC2(path)
+			q, err := m.measurePC2(path, false)
+			if err != nil {
+				t.Fatalf("measurePC2: %v", err)
+			}
+			// the same frames in Blender's axes measure the same
+			blender := make([][]vec.Vec3, len(tc.frames))
+			for k, fr := range tc.frames {
+				for _, p := range fr {
+					blender[k] = append(blender[k], vec.V(p.X, -p.Z, p.Y))
+				}
+			}
+			bpath := filepath.Join(dir, "fb.pc2")
+			writePC2(t, bpath, blender)
+			qb, err := m.measurePC2(bpath, true)
+			if err != nil {
+				t.Fatalf("measurePC2(Blender axes): %v", err)
+			}
+			if qb != q {
+				t.Errorf("measurePC2(Blender axes) = %+v, want %+v as in Y-up", qb, q)
+			}
 			if err != nil {
 				t.Fatalf("measurePC2: %v", err)
 			}
@@ -112,7 +131,7 @@ func TestMeasure(t *testing.T) {
 	t.Run("wrong vertex count", func(t *testing.T) {
 		path := filepath.Join(dir, "short.pc2")
 		writePC2(t, path, [][]vec.Vec3{rest[:8]})
-		if _, err := m.measurePC2(path); err == nil {
+		if _, err := m.measurePC2(path, false); err == nil {
 			t.Errorf("measurePC2(8-point cache for a 16-vertex grid) = nil error, want a count mismatch")
 		}
 	})

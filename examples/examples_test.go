@@ -25,7 +25,7 @@ const maxStretch = 0.25
 // figures are what a check sees of one shortened bake.
 type figures struct {
 	rep  *bake.Report
-	last []vec.Vec3 // last frame in the input file's vertex order [m]
+	last []vec.Vec3 // last frame in the input file's vertex order, Y-up [m]
 	rest []vec.Vec3 // first frame (rest pose) [m]
 }
 
@@ -139,9 +139,11 @@ func TestExamples(t *testing.T) {
 				t.Fatalf("bake %s: %d frames in the point cache, want %d", path, len(frames), ex.frames)
 			}
 			f := figures{rep: rep, rest: frames[0], last: frames[len(frames)-1]}
+			// drape writes PC2 in Blender's axes (x, -z, y) and the input's
+			// units, as Blender's Mesh Cache modifier reads it
 			for _, fr := range [][]vec.Vec3{f.rest, f.last} {
-				for i := range fr {
-					fr[i] = fr[i].Scale(sc.Scale)
+				for i, p := range fr {
+					fr[i] = vec.V(p.X, p.Z, -p.Y).Scale(sc.Scale)
 				}
 			}
 			for name, v := range map[string]float64{
