@@ -53,10 +53,10 @@ var examples = []struct {
 	// wrong.
 	check func(f figures) string
 }{
-	{"tablecloth", 24, func(f figures) string {
+	{"tablecloth", 12, func(f figures) string {
 		// the table top is at y = 0.005; the cloth must drape over its rim
 		if f.rep.LowestY >= 0 {
-			return fmt.Sprintf("lowest point y = %.4f m, want below the table top (0.005 m) after 1 s", f.rep.LowestY)
+			return fmt.Sprintf("lowest point y = %.4f m, want below the table top (0.005 m) after 0.5 s", f.rep.LowestY)
 		}
 		if f.rep.HighestY > 0.1 {
 			return fmt.Sprintf("highest point y = %.4f m, want < 0.1 m: the cloth should have landed on the table", f.rep.HighestY)
@@ -104,10 +104,10 @@ var examples = []struct {
 		}
 		return ""
 	}},
-	{"sheet", 30, func(f figures) string {
+	{"sheet", 14, func(f figures) string {
 		// the sheet starts upright up to y = 1.45 m and heaps on the floor
-		if f.rep.HighestY > 0.7 {
-			return fmt.Sprintf("highest point y = %.4f m, want < 0.7 m: the sheet should have collapsed after 1.25 s", f.rep.HighestY)
+		if f.rep.HighestY > 0.9 {
+			return fmt.Sprintf("highest point y = %.4f m, want < 0.9 m: the sheet should be collapsing after 0.54 s", f.rep.HighestY)
 		}
 		if f.rep.LowestY < -f.rep.Thickness {
 			return fmt.Sprintf("lowest point y = %.4f m, want >= -thickness %.4f m (the floor)", f.rep.LowestY, f.rep.Thickness)
