@@ -411,6 +411,8 @@ class RealTests(Base):
         self.assertGreaterEqual(inside, radius - 0.01, "a vertex is %.4f m from the sphere centre (radius %g)"
                                 % (inside, radius))
         lowest = min(v.z for v in verts)
+        print("plane over sphere, frame 30: min distance from centre %.4f (radius %g), lowest z %.3f (sphere top %.3f)"
+              % (inside, radius, lowest, centre.z + radius))
         self.assertLess(lowest, centre.z + radius, "lowest point %.3f not below the sphere top %.3f"
                         % (lowest, centre.z + radius))
         for v in verts:
@@ -454,6 +456,8 @@ class RealTests(Base):
         self.assertGreaterEqual(inside, radius - 0.01, "a vertex is %.4f m from the pusher centre %r (radius %g)"
                                 % (inside, tuple(centre), radius))
         pushed = max(v.y for v in verts)
+        print("curtain, frame 24: pins moved <= %.2g m, min distance from pusher %.4f (radius %g), max y %.3f"
+              % (max((verts[i] - before[0][i]).length for i in top), inside, radius, pushed))
         self.assertGreater(pushed, 0.1, "the pusher did not push the curtain (max y %.3f)" % pushed)
         self.assertLess(min(v.z for v in verts), 1.5, "curtain above its pins")
 

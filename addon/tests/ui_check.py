@@ -28,6 +28,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--zip", required=True)
 ap.add_argument("--fake", required=True)
 ap.add_argument("--work", required=True)
+ap.add_argument("--drape", default="", help="a real drape binary for the second (completed) bake")
 ARGS = ap.parse_args(argv)
 os.makedirs(ARGS.work, exist_ok=True)
 LOG = []
@@ -178,6 +179,8 @@ def step():
         check(left == [], "cancel left files in %s: %r" % (cache_root(), left))
         log("cancel left the object and the disk unchanged")
         os.environ["FAKE_DRAPE_MODE"] = "ok"
+        if ARGS.drape:
+            bpy.context.preferences.addons[MOD].preferences.drape_path = os.path.abspath(ARGS.drape)
         invoke_bake()
         STATE.update(step="baking_ok", t=time.monotonic())
     elif s == "baking_ok":
@@ -188,6 +191,12 @@ def step():
         check(os.path.isfile(bpy.path.abspath(mods[0].filepath)), "cache file %s missing" % mods[0].filepath)
         log("modal bake attached %s" % mods[0].filepath)
         bpy.context.scene.frame_set(40)
+        win = bpy.context.window_manager.windows[0]
+        for area in win.screen.areas:
+            if area.type == 'VIEW_3D':
+                region = next(r for r in area.regions if r.type == 'WINDOW')
+                with bpy.context.temp_override(window=win, area=area, region=region):
+                    bpy.ops.view3d.view_all()
         STATE.update(step="shot", t=time.monotonic())
         return 0.5
     elif s == "shot":
