@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every drape test. Installs what the tests need when it is missing, so a
 # fresh Debian machine with Go needs nothing else: Blender 3.4 and numpy
-# (Debian packages, the real client of our glTF and of the add-on), and the
+# (Debian packages, the real client of our glTF and of the add-on; Xvfb runs
+# the add-on's interactive bake test in a real window), and the
 # Khronos glTF validator and three.js (npm, into tools/node). Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -9,6 +10,7 @@ cd "$(dirname "$0")"
 need_apt=()
 command -v blender >/dev/null 2>&1 || need_apt+=(blender)
 [ -d /usr/lib/python3/dist-packages/numpy ] || need_apt+=(python3-numpy)
+command -v xvfb-run >/dev/null 2>&1 || need_apt+=(xvfb xauth)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "test.sh: installing ${need_apt[*]} from Debian" >&2
   sudo=""
