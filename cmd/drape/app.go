@@ -167,6 +167,8 @@ func versionCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "version",
 		Usage: "print drape's version",
+		Description: `Example:
+   drape version`,
 		Action: func(c *cli.Context) error {
 			fmt.Fprintf(c.App.Writer, "drape %s\n", bake.Version)
 			return nil

@@ -72,6 +72,9 @@ func TestBakeEndToEnd(t *testing.T) {
 	if !strings.Contains(errOut, "max stretch") {
 		t.Errorf("stderr lacks the summary: %q", errOut)
 	}
+	if strings.Contains(errOut, "\r") || strings.Contains(errOut, "frames/s  ETA") {
+		t.Errorf("stderr is not a terminal but shows a progress bar: %q", errOut)
+	}
 	var rep map[string]any
 	data, _ := os.ReadFile(filepath.Join(dir, "report.json"))
 	if err := json.Unmarshal(data, &rep); err != nil {
@@ -261,5 +264,49 @@ func TestPreviewCommand(t *testing.T) {
 	}
 	if code, _, _ := runBin(t, dir, "preview", "c.glb", "-o", "x.png", "--size", "big"); code != 2 {
 		t.Errorf("preview --size big: exit %d, want 2", code)
+	}
+}
+
+// TestMalformedScenes runs the binary on one malformed scene file per error
+// class: each must exit 3 with a message naming the file, the key path and
+// what is allowed.
+func TestMalformedScenes(t *testing.T) {
+	dir := t.TempDir()
+	writeGrid(t, filepath.Join(dir, "cloth.obj"), 6, 1, 1)
+	cases := []struct {
+		name, json string
+		want       []string
+	}{
+		{"syntax", "{\n \"input\": \"cloth.obj\",\n \"frames\": 10,,\n}", []string{"syntax.json", "line 3", "invalid JSON"}},
+		{"unknown", `{"input": "cloth.obj", "wind": {"direction": [1,0,0], "speed": 2, "gusts": 1}}`, []string{"unknown.json", `"wind.gusts"`, `did you mean "gust"`}},
+		{"type", `{"input": "cloth.obj", "self_collision": "yes"}`, []string{"type.json", "self_collision", "true or false"}},
+		{"range", `{"input": "cloth.obj", "substeps": 5000}`, []string{"range.json", "substeps = 5000", "1..1000"}},
+		{"nested-range", `{"input": "cloth.obj", "pins": [{"box": [0,0,0,-1,1,1]}]}`, []string{"nested-range.json", "pins[0].box", "x0<=x1"}},
+		{"missing-mesh", `{"input": "nothere.obj"}`, []string{"nothere.obj", "cannot read"}},
+		{"bad-collider-mesh", `{"input": "cloth.obj", "colliders": [{"type": "mesh", "path": "cloth.obj"}]}`, []string{"colliders[0]", "closed"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			os.WriteFile(filepath.Join(dir, c.name+".json"), []byte(c.json), 0o644)
+			for _, cmd := range []string{"bake", "validate"} {
+				code, out, errOut := runBin(t, dir, cmd, c.name+".json")
+				if code != 3 {
+					t.Errorf("drape %s %s.json: exit %d, want 3 (stderr %q)", cmd, c.name, code, errOut)
+				}
+				for _, w := range c.want {
+					if !strings.Contains(errOut, w) {
+						t.Errorf("drape %s %s.json: stderr %q does not name %q", cmd, c.name, errOut, w)
+					}
+				}
+				if cmd == "bake" && out != "" {
+					t.Errorf("drape bake %s.json printed on stdout: %q", c.name, out)
+				}
+			}
+		})
+	}
+	// a good scene validates
+	os.WriteFile(filepath.Join(dir, "good.json"), []byte(`{"input": "cloth.obj", "pins": [{"top": true}], "colliders": [{"type": "sphere", "center": [0,0,0], "radius": 0.3}]}`), 0o644)
+	if code, out, errOut := runBin(t, dir, "validate", "good.json"); code != 0 || !strings.Contains(out, "ok") {
+		t.Errorf("validate good.json: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }

@@ -108,6 +108,12 @@ func presetsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "presets",
 		Usage: "list the fabric presets with their physical values and sources",
+		Description: `Every preset can be chosen with --fabric NAME or "fabric": {"preset": NAME} in a scene file, and
+overridden field by field in the scene file ("fabric": {"preset": "silk", "bend": 2e-6}).
+
+Examples:
+   drape presets
+   drape presets --json`,
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print a JSON array"}},
 		Action: func(c *cli.Context) error {
 			var all []bake.Fabric
