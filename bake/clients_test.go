@@ -34,8 +34,12 @@ func TestBakedFilesPlayInRealClients(t *testing.T) {
 	// the quantized copy
 	sc.Quantize = true
 	sc.Output = []string{filepath.Join(dir, "q.glb")}
-	if _, err := j.Write(context.Background(), rec); err != nil {
+	qi, err := j.Write(context.Background(), rec)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if q := qi[0]; q.UnquantizedBytes == 0 || float64(q.Bytes) > 0.8*float64(q.UnquantizedBytes) {
+		t.Errorf("quantized glb = %d bytes, unquantized %d: want at least 20%% saved", q.Bytes, q.UnquantizedBytes)
 	}
 	render := j.renderFrames(rec)
 	check := []int{0, frames / 2, frames - 1}

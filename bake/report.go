@@ -129,6 +129,11 @@ func (r *Report) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "last frame: height min %.4f max %.4f mean %.4f m; max stretch %.3f%% (all frames), max penetration %.2f mm, self-intersecting pairs %d\n",
 		r.LowestY, r.HighestY, r.MeanY, 100*r.MaxStretch, 1000*r.MaxPenetration, r.SelfIntersections)
 	for _, o := range r.Outputs {
-		fmt.Fprintf(w, "wrote %s (%s, %.1f KiB)\n", o.Path, o.Kind, float64(o.Bytes)/1024)
+		fmt.Fprintf(w, "wrote %s (%s, %.1f KiB)", o.Path, o.Kind, float64(o.Bytes)/1024)
+		if o.UnquantizedBytes > 0 {
+			fmt.Fprintf(w, ": quantized, %.0f%% smaller than the %.1f KiB of float targets",
+				100*(1-float64(o.Bytes)/float64(o.UnquantizedBytes)), float64(o.UnquantizedBytes)/1024)
+		}
+		fmt.Fprintln(w)
 	}
 }

@@ -17,6 +17,17 @@ type OutputInfo struct {
 	Path  string `json:"path"`
 	Kind  string `json:"kind"`
 	Bytes int64  `json:"bytes"`
+	// UnquantizedBytes is the size the glTF would have without --quantize
+	// (0 when not quantized), so the saving can be reported.
+	UnquantizedBytes int64 `json:"unquantized_bytes,omitempty"`
+}
+
+// countingWriter counts bytes and discards them.
+type countingWriter struct{ n int64 }
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return len(p), nil
 }
 
 // toFile maps a position in drape's space (Y-up metres) back to the input
@@ -62,9 +73,16 @@ func (j *Job) Write(ctx context.Context, rec *Recording) ([]OutputInfo, error) {
 			return fail(badInput(fmt.Errorf("output %s: %w", p, err), ""))
 		}
 		var s *staged
+		var plain int64
 		switch kind {
 		case "glb", "gltf":
-			s, err = stageFile(p, func(w io.Writer) error { return j.writeGLTF(w, rec, render, kind == "glb") })
+			s, err = stageFile(p, func(w io.Writer) error { return j.writeGLTF(w, rec, render, kind == "glb", j.Scene.Quantize) })
+			if err == nil && j.Scene.Quantize {
+				var cw countingWriter
+				if err = j.writeGLTF(&cw, rec, render, kind == "glb", false); err == nil {
+					plain = cw.n
+				}
+			}
 		case "pc2", "mdd":
 			frames := j.sourceFrames(render)
 			s, err = stageFile(p, func(w io.Writer) error {
@@ -80,7 +98,7 @@ func (j *Job) Write(ctx context.Context, rec *Recording) ([]OutputInfo, error) {
 			return fail(err)
 		}
 		st = append(st, s)
-		infos = append(infos, OutputInfo{Path: strings.TrimSuffix(p, "/"), Kind: kind})
+		infos = append(infos, OutputInfo{Path: strings.TrimSuffix(p, "/"), Kind: kind, UnquantizedBytes: plain})
 	}
 	if err := commitAll(st, ctx.Err()); err != nil {
 		return nil, err
@@ -132,7 +150,7 @@ func (j *Job) toFileYUp(p vec.Vec3) vec.Vec3 { return p.Scale(1 / j.Scene.Scale)
 
 func (j *Job) normalsOn() bool { return j.Scene.Normals == nil || *j.Scene.Normals }
 
-func (j *Job) writeGLTF(w io.Writer, rec *Recording, render [][]vec.Vec3, binary bool) error {
+func (j *Job) writeGLTF(w io.Writer, rec *Recording, render [][]vec.Vec3, binary, quantize bool) error {
 	// The writer maps world positions back through node transforms and the
 	// read scale itself.
 	a := &meshio.Animation{FPS: j.Scene.FPS, Times: j.times(rec), Frames: render}
@@ -145,7 +163,7 @@ func (j *Job) writeGLTF(w io.Writer, rec *Recording, render [][]vec.Vec3, binary
 	}
 	return meshio.WriteGLTF(w, j.Mesh, a, meshio.GLTFOptions{
 		Binary:    binary,
-		Quantize:  j.Scene.Quantize,
+		Quantize:  quantize,
 		Normals:   j.normalsOn(),
 		Generator: "drape " + Version,
 	})
