@@ -34,7 +34,7 @@ func BenchmarkStep(b *testing.B) {
 					b.ReportAllocs()
 					b.ResetTimer()
 					for i := 0; i < b.N; i++ {
-						f := m.FrameAt(i+1, 24)
+						f = m.FrameAt(i+1, 24)
 						if err := x.Step(s, &f); err != nil {
 							b.Fatal(err)
 						}

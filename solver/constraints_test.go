@@ -48,7 +48,7 @@ func TestDihedralAngle(t *testing.T) {
 		// x3 starts opposite x2 (flat) and rotates about the hinge x0-x1
 		x3 := vec.V(0.3, -math.Cos(th), -math.Sin(th))
 		got := dihedralAngle(x0, x1, x2, x3)
-		if math.Abs(math.Abs(got)-math.Abs(th)) > 1e-12 {
+		if math.Abs(math.Abs(got)-math.Abs(th)) > 1e-8 {
 			t.Errorf("dihedralAngle at %g deg = %g deg", deg, got*180/math.Pi)
 		}
 	}
@@ -122,5 +122,165 @@ func TestSolveTetherAndAttach(t *testing.T) {
 	}
 	if d := solveAttach(vec.V(1, 0, 0), vec.V(0, 0, 0), 1, 1); d != vec.V(-0.5, 0, 0) {
 		t.Errorf("solveAttach(w 1, alpha 1) = %v, want (-0.5, 0, 0)", d)
+	}
+}
+
+func TestAtan2(t *testing.T) {
+	worst := 0.0
+	for i := 0; i <= 3600; i++ {
+		a := -math.Pi + 2*math.Pi*float64(i)/3600
+		for _, r := range []float64{1e-9, 1, 1e6} {
+			y, x := r*math.Sin(a), r*math.Cos(a)
+			worst = math.Max(worst, math.Abs(atan2(y, x)-math.Atan2(y, x)))
+		}
+	}
+	if worst > 1e-8 {
+		t.Errorf("atan2 max error vs math.Atan2 = %.3g rad, want <= 1e-8", worst)
+	}
+	for _, c := range []struct{ y, x, want float64 }{
+		{0, 0, 0}, {0, 1, 0}, {0, -1, math.Pi}, {1, 0, math.Pi / 2}, {-1, 0, -math.Pi / 2}, {1, 1, math.Pi / 4},
+	} {
+		if got := atan2(c.y, c.x); math.Abs(got-c.want) > 1e-8 {
+			t.Errorf("atan2(%g, %g) = %g, want %g", c.y, c.x, got, c.want)
+		}
+	}
+}
+
+// TestProjectMatchesSolve checks the in-place scalar kernels against the
+// reference solve* functions on random hinges and edges.
+func TestProjectMatchesSolve(t *testing.T) {
+	rnd := uint64(12345)
+	next := func() float64 {
+		rnd = rnd*6364136223846793005 + 1442695040888963407
+		return float64(rnd>>11)/float64(1<<53)*2 - 1
+	}
+	for k := 0; k < 200; k++ {
+		pos := make([]vec.Vec3, 4)
+		for i := range pos {
+			pos[i] = vec.V(next(), next(), next())
+		}
+		w := []float64{1 + next(), 1 + next(), 1 + next(), 1 + next()}
+		if k%5 == 0 {
+			w[k%4] = 0
+		}
+		rest, alpha, lambda := 3*next(), math.Abs(next()), 0.1*next()
+		v := [4]int32{0, 1, 2, 3}
+		// dihedral
+		q := [4]vec.Vec3{pos[0], pos[1], pos[2], pos[3]}
+		dx, want := solveDihedral(q, [4]float64{w[0], w[1], w[2], w[3]}, rest, alpha, lambda)
+		got := append([]vec.Vec3(nil), pos...)
+		dl := projectDihedral(got, w, v, rest, alpha, lambda)
+		if math.Abs(dl-want) > 1e-9*(1+math.Abs(want)) {
+			t.Fatalf("case %d: projectDihedral dlambda = %g, solveDihedral %g", k, dl, want)
+		}
+		for i := range got {
+			if d := got[i].Sub(pos[i].Add(dx[i])).Len(); d > 1e-9*(1+dx[i].Len()) {
+				t.Fatalf("case %d: projectDihedral moves vertex %d to %v, solveDihedral to %v", k, i, got[i], pos[i].Add(dx[i]))
+			}
+		}
+		// distance
+		d0, d1, wantS := solveDistance(pos[0], pos[1], w[0], w[1], rest, alpha, 2*alpha, lambda)
+		got = append(got[:0], pos...)
+		if dl := projectDistance(got, w, [2]int32{0, 1}, rest, alpha, 2*alpha, lambda); math.Abs(dl-wantS) > 1e-12*(1+math.Abs(wantS)) ||
+			got[0].Sub(pos[0].Add(d0)).Len() > 1e-12 || got[1].Sub(pos[1].Add(d1)).Len() > 1e-12 {
+			t.Fatalf("case %d: projectDistance = %g, %v, %v; solveDistance %g, %v, %v", k, dl, got[0], got[1], wantS, pos[0].Add(d0), pos[1].Add(d1))
+		}
+	}
+}
+
+func TestProjectRope(t *testing.T) {
+	pathLen := func(pos []vec.Vec3) float64 {
+		l := 0.0
+		for i := 1; i < len(pos); i++ {
+			l += pos[i].Sub(pos[i-1]).Len()
+		}
+		return l
+	}
+	path := []int32{0, 1, 2, 3, 4}
+	w := []float64{0, 1, 1, 1, 1}
+	t.Run("stretched", func(t *testing.T) {
+		// a bent chain of 4 segments, 10 % too long: a few hard
+		// projections bring its length to maxLen, lambda stays <= 0
+		pos := []vec.Vec3{vec.V(0, 0, 0), vec.V(1.1, 0, 0), vec.V(2.2, 0.3, 0), vec.V(3.3, 0, 0), vec.V(4.4, -0.2, 0.1)}
+		maxLen := pathLen(pos) / 1.1
+		lambda := 0.0
+		for it := 0; it < 20; it++ {
+			lambda += projectRope(pos, w, path, maxLen, 0, lambda)
+			if lambda > 0 {
+				t.Fatalf("iteration %d: lambda = %g, want <= 0 (a rope only pulls)", it, lambda)
+			}
+		}
+		if l := pathLen(pos); math.Abs(l-maxLen) > 1e-9 {
+			t.Errorf("rope length after 20 projections = %.12f, want %.12f", l, maxLen)
+		}
+		if pos[0] != (vec.Vec3{}) {
+			t.Errorf("pinned end moved to %v", pos[0])
+		}
+	})
+	t.Run("slack", func(t *testing.T) {
+		// shorter than maxLen (folded): no correction
+		pos := []vec.Vec3{vec.V(0, 0, 0), vec.V(1, 0, 0), vec.V(1, 1, 0), vec.V(0, 1, 0), vec.V(0, 0.5, 0)}
+		before := append([]vec.Vec3(nil), pos...)
+		if dl := projectRope(pos, w, path, pathLen(pos)+0.01, 0, 0); dl != 0 {
+			t.Errorf("slack rope: dlambda = %g, want 0", dl)
+		}
+		for i := range pos {
+			if pos[i] != before[i] {
+				t.Errorf("slack rope moved vertex %d", i)
+			}
+		}
+	})
+	t.Run("released", func(t *testing.T) {
+		// a rope that pulled earlier in the substep (lambda < 0) and is now
+		// slack gives its multiplier back, pushing at most to lambda = 0
+		pos := []vec.Vec3{vec.V(0, 0, 0), vec.V(1, 0, 0), vec.V(2, 0, 0), vec.V(3, 0, 0), vec.V(4, 0, 0)}
+		dl := projectRope(pos, w, path, 10, 0, -0.01)
+		if dl != 0.01 {
+			t.Errorf("released rope: dlambda = %g, want 0.01 (back to lambda = 0)", dl)
+		}
+	})
+}
+
+// TestLimitsAllowFolding builds the stretch limits of a grid and folds
+// the grid isometrically in half and into a cylinder: no limit may be
+// violated, so the limits never resist folding or bending.
+func TestLimitsAllowFolding(t *testing.T) {
+	pos, tris := gridMesh(33, 33, 1, 1)
+	m := newModel(t, pos, tris, nil, DefaultParams())
+	nl, nc := m.NumLimits()
+	ns, _, _ := m.NumConstraints()
+	if nl < ns/3 {
+		t.Fatalf("33x33 grid: %d stretch limits for %d edges, want at least a third as many", nl, ns)
+	}
+	t.Logf("33x33 grid: %d limits in %d colours for %d edges", nl, nc, ns)
+	folds := map[string]func(p vec.Vec3) vec.Vec3{
+		"half": func(p vec.Vec3) vec.Vec3 { // right half rotated 175 degrees about x = 0.5
+			if p.X > 0.5 {
+				a := 175 * math.Pi / 180
+				return vec.V(0.5+(p.X-0.5)*math.Cos(a), p.Y, (p.X-0.5)*math.Sin(a))
+			}
+			return p
+		},
+		"cylinder": func(p vec.Vec3) vec.Vec3 {
+			r := 0.2
+			return vec.V(r*math.Sin(p.X/r), p.Y, r*(1-math.Cos(p.X/r)))
+		},
+		"crumple": func(p vec.Vec3) vec.Vec3 { // shrunk and wrinkled: every path gets shorter
+			return vec.V(0.7*p.X, 0.9*p.Y, 0.01*math.Sin(20*p.X))
+		},
+	}
+	for _, name := range []string{"half", "cylinder", "crumple"} {
+		f := folds[name]
+		fp := make([]vec.Vec3, len(pos))
+		for i, p := range pos {
+			fp[i] = f(p)
+		}
+		b := &m.limit
+		for i := range b.maxLen {
+			if dl := projectRope(fp, m.InvMass, b.path[b.off[i]:b.off[i+1]], b.maxLen[i]*(1+1e-9), 0, 0); dl != 0 {
+				t.Errorf("%s fold: limit %d (vertices %v) pulls with dlambda %g, want 0", name, i, b.path[b.off[i]:b.off[i+1]], dl)
+				break
+			}
+		}
 	}
 }

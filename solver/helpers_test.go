@@ -75,3 +75,28 @@ func newModel(t testing.TB, pos []vec.Vec3, tris [][3]int32, pins []Pin, p Param
 }
 
 var allSolvers = []SolverKind{SolverXPBD, SolverVerlet, SolverEuler, SolverImplicit}
+
+// benchGrid returns the bench's cloth (bench/main.go writeGrid): n x n
+// vertices, 2 m wide, 1 m above the origin in the XZ plane, with the quad
+// diagonals alternating in a checkerboard.
+func benchGrid(n int) ([]vec.Vec3, [][3]int32) {
+	pos := make([]vec.Vec3, 0, n*n)
+	for j := 0; j < n; j++ {
+		for i := 0; i < n; i++ {
+			pos = append(pos, vec.V(-1+2*float64(i)/float64(n-1), 1, -1+2*float64(j)/float64(n-1)))
+		}
+	}
+	var tris [][3]int32
+	for j := 0; j+1 < n; j++ {
+		for i := 0; i+1 < n; i++ {
+			a := int32(j*n + i)
+			b, c, d := a+1, a+int32(n), a+int32(n)+1
+			if (i+j)%2 == 0 {
+				tris = append(tris, [3]int32{a, d, b}, [3]int32{a, c, d})
+			} else {
+				tris = append(tris, [3]int32{a, c, b}, [3]int32{b, c, d})
+			}
+		}
+	}
+	return pos, tris
+}

@@ -85,8 +85,9 @@ type Model struct {
 	softPins []int32 // indices into Pins
 	softA    []float64
 
-	stretch distBlock // one per unique edge
-	bend    bendBlock // one per interior manifold edge
+	stretch distBlock  // one per unique edge
+	limit   limitBlock // hierarchical stretch limits (limits.go)
+	bend    bendBlock  // one per interior manifold edge
 
 	tetherV      []int32
 	tetherAnchor []int32
@@ -128,6 +129,12 @@ func (m *Model) NumColours() (stretch, bend int) {
 // constraints.
 func (m *Model) NumConstraints() (stretch, bend, tether int) {
 	return len(m.stretch.v), len(m.bend.v), len(m.tetherV)
+}
+
+// NumLimits returns the number of hierarchical stretch limits (XPBD only)
+// and their colour groups.
+func (m *Model) NumLimits() (limits, colours int) {
+	return len(m.limit.maxLen), len(m.limit.colours) - 1
 }
 
 // NewModel builds a Model from rest positions [m], triangles, pins and
@@ -200,6 +207,11 @@ func NewModel(rest []vec.Vec3, tris [][3]int32, pins []Pin, p Params) (*Model, e
 	}
 
 	m.buildStretch()
+	if p.Solver == SolverXPBD {
+		m.buildLimits()
+	} else {
+		m.limit.colours = []int{0}
+	}
 	m.buildBend()
 	if p.Tethers {
 		m.buildTethers()

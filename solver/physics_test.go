@@ -301,6 +301,8 @@ func TestColouringValid(t *testing.T) {
 			}
 			check("stretch", m.stretch.colours, func(i int) []int32 { return m.stretch.v[i][:] }, len(m.Topo.Edges))
 			check("bend", m.bend.colours, func(i int) []int32 { return m.bend.v[i][:] }, len(m.bend.v))
+			lb := &m.limit
+			check("limit", lb.colours, func(i int) []int32 { return lb.path[lb.off[i]:lb.off[i+1]] }, len(lb.maxLen))
 			ns, nb := m.NumColours()
 			t.Logf("%s: %d stretch colours, %d bending colours", c.name, ns, nb)
 		})

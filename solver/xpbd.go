@@ -37,6 +37,8 @@ type XPBD struct {
 	last    bool
 	lamS    []float64
 	lamB    []float64
+	lamL    []float64
+	fnLim   func(lo, hi int)
 	fnPred  func(lo, hi int)
 	fnVel   func(lo, hi int)
 	fnStr   func(lo, hi int)
@@ -50,6 +52,8 @@ func NewXPBD(m *Model) *XPBD {
 	x := &XPBD{base: newBase(m)}
 	x.lamS = make([]float64, len(m.stretch.v))
 	x.lamB = make([]float64, len(m.bend.v))
+	x.lamL = make([]float64, len(m.limit.maxLen))
+	x.fnLim = x.projectLimits
 	x.fnPred, x.fnVel = x.predict, x.updateVel
 	x.fnStr, x.fnBend, x.fnTeth = x.projectStretch, x.projectBend, x.projectTethers
 	x.substep = x.step
@@ -81,8 +85,10 @@ func (x *XPBD) step(k, n int, t, dt float64) {
 	x.setHardPins(x.s.Pos, t+dt)
 	clear(x.lamS)
 	clear(x.lamB)
+	clear(x.lamL)
 	for it := 0; it < p.Iterations; it++ {
 		x.projectSoftPins(t + dt)
+		x.runColours(m.limit.colours, x.fnLim)
 		x.runColours(m.stretch.colours, x.fnStr)
 		x.runColours(m.bend.colours, x.fnBend)
 	}
@@ -157,10 +163,16 @@ func (x *XPBD) projectStretch(lo, hi int) {
 	lo, hi = lo+x.cBase, hi+x.cBase
 	vs, rest, al, alc, lam := b.v[lo:hi], b.rest[lo:hi], b.alpha[lo:hi], b.alphaC[lo:hi], x.lamS[lo:hi]
 	for i, v := range vs {
-		d0, d1, dl := solveDistance(pos[v[0]], pos[v[1]], w[v[0]], w[v[1]], rest[i], al[i]*inv, alc[i]*inv, lam[i])
-		lam[i] += dl
-		pos[v[0]] = pos[v[0]].Add(d0)
-		pos[v[1]] = pos[v[1]].Add(d1)
+		lam[i] += projectDistance(pos, w, v, rest[i], al[i]*inv, alc[i]*inv, lam[i])
+	}
+}
+
+func (x *XPBD) projectLimits(lo, hi int) {
+	b := &x.m.limit
+	pos, w, inv := x.s.Pos, x.m.InvMass, x.invDt2
+	lo, hi = lo+x.cBase, hi+x.cBase
+	for i := lo; i < hi; i++ {
+		x.lamL[i] += projectRope(pos, w, b.path[b.off[i]:b.off[i+1]], b.maxLen[i], b.alpha[i]*inv, x.lamL[i])
 	}
 }
 
@@ -170,13 +182,7 @@ func (x *XPBD) projectBend(lo, hi int) {
 	lo, hi = lo+x.cBase, hi+x.cBase
 	vs, rest, al, lam := b.v[lo:hi], b.rest[lo:hi], b.alpha[lo:hi], x.lamB[lo:hi]
 	for i, v := range vs {
-		q := [4]vec.Vec3{pos[v[0]], pos[v[1]], pos[v[2]], pos[v[3]]}
-		ws := [4]float64{w[v[0]], w[v[1]], w[v[2]], w[v[3]]}
-		dx, dl := solveDihedral(q, ws, rest[i], al[i]*inv, lam[i])
-		lam[i] += dl
-		for k := 0; k < 4; k++ {
-			pos[v[k]] = q[k].Add(dx[k])
-		}
+		lam[i] += projectDihedral(pos, w, v, rest[i], al[i]*inv, lam[i])
 	}
 }
 
