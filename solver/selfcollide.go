@@ -19,10 +19,10 @@ import (
 // distance of a pair changes by at most twice the largest vertex
 // displacement relative to the cloth's mean displacement, so the list
 // stays complete until that exceeds skin/2; it is rebuilt then, from the
-// substep's start positions with a skin of three times the substep's
-// largest relative displacement (at least h). Relative displacements are
-// clamped to selfMaxRel·h per substep (Ten Minute Physics' velocity clamp)
-// so the list never explodes. Pairs already closer than h in the rest mesh
+// substep's start positions with a skin of selfSkinFactor times the
+// substep's largest relative displacement (at least h). Displacements are
+// clamped to selfMaxRel·h per substep (Ten Minute Physics' velocity
+// clamp) so the list stays bounded. Pairs already closer than h in the rest mesh
 // keep their rest distance instead.
 //
 // Projection is Jacobi with averaging (each vertex moves by the mean of the
@@ -144,8 +144,8 @@ type gridEnt struct {
 const (
 	selfIterations = 2
 	selfSweeps     = 4
-	selfSkinFactor = 2.5
-	selfMaxRel     = 5.0
+	selfSkinFactor = 2.2
+	selfMaxRel     = 10.0
 )
 
 func newSelfCollision(b *base) *selfCollision {
@@ -180,7 +180,6 @@ func newSelfCollision(b *base) *selfCollision {
 	for _, g := range []*grid{&sc.vg, &sc.tg, &sc.eg} {
 		g.start = make([]int32, size+1)
 	}
-	sc.slots = make([]pairSlot, b.pool.n+1)
 	sc.fnPairs, sc.fnNarrow, sc.fnBoxes, sc.fnRefresh = sc.solvePairs, sc.narrow, sc.boxes, sc.refresh
 	return sc
 }
@@ -205,21 +204,20 @@ func (sc *selfCollision) update() {
 		return
 	}
 	cs, c0 = cs.Scale(1/float64(nf)), c0.Scale(1/float64(nf))
-	// clamp relative displacements; measure the largest
-	maxRel := selfMaxRel * sc.h
+	// clamp displacements to selfMaxRel·h per substep (Ten Minute Physics'
+	// velocity clamp, far above cloth speeds: 10.8 m/s at the defaults) and
+	// measure the largest displacement relative to the mean
+	maxD := selfMaxRel * sc.h
 	mSub, mCum := 0.0, 0.0
 	for v := range pos {
 		if w[v] == 0 {
 			continue
 		}
-		r := pos[v].Sub(prev[v]).Sub(cs)
-		if l := r.Len(); l > maxRel {
-			pos[v] = prev[v].Add(cs).AddScaled(r, maxRel/l)
-			l = maxRel
-			mSub = math.Max(mSub, l)
-		} else {
-			mSub = math.Max(mSub, l)
+		d := pos[v].Sub(prev[v])
+		if l := d.Len(); l > maxD {
+			pos[v] = prev[v].AddScaled(d, maxD/l)
 		}
+		mSub = math.Max(mSub, pos[v].Sub(prev[v]).Sub(cs).Len())
 		mCum = math.Max(mCum, pos[v].Sub(sc.x0[v]).Sub(c0).Len())
 	}
 	if !sc.valid || mCum > sc.skin/2 {
@@ -318,7 +316,11 @@ func (sc *selfCollision) rebuild(skin float64) {
 	index(&sc.vtOldAt, len(x), len(sc.vtOld), func(k int) int32 { return sc.vtOld[k].v })
 	index(&sc.eeOldAt, len(sc.edges), len(sc.eeOld), func(k int) int32 { return sc.eeOld[k].e0 })
 
-	// narrow phase, parallel over buckets
+	// narrow phase, parallel over buckets; the pool hands out chunks of at
+	// least minChunk/2 buckets, so this many slots always suffice
+	if need := (int(sc.mask)+1)/(minChunk/2) + 2; len(sc.slots) < need {
+		sc.slots = append(sc.slots, make([]pairSlot, need-len(sc.slots))...)
+	}
 	sc.next.Store(0)
 	sc.b.pool.run(int(sc.mask)+1, sc.fnNarrow)
 	used := int(sc.next.Load())

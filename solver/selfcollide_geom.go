@@ -6,6 +6,11 @@ import (
 	"github.com/drape-sim/drape/internal/vec"
 )
 
+// maxPush bounds one projection of a proximity constraint to maxPush·h, so
+// a pair found deeply crossed is pulled back over several substeps instead
+// of in one violent jump.
+const maxPush = 2.0
+
 // closestOnTriangle returns the barycentric coordinates (u, v, w) of the
 // point of triangle abc closest to p (u·a + v·b + w·c), after C. Ericson,
 // "Real-Time Collision Detection", 2005, §5.1.5. The point lies in the
@@ -140,6 +145,7 @@ func solveVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu, side float64)
 	if C >= 0 {
 		return dx, false
 	}
+	C = math.Max(C, -maxPush*h) // a deep crossing is undone over several substeps
 	g := [4]float64{1, -u, -v, -w}
 	W := 0.0
 	for i := range g {
@@ -242,6 +248,7 @@ func solveEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 vec.Vec3
 	if C >= 0 {
 		return dx, false
 	}
+	C = math.Max(C, -maxPush*h)
 	g := [4]float64{1 - s, s, -(1 - t), -t}
 	W := 0.0
 	for i := range g {

@@ -1,0 +1,48 @@
+package solver
+
+import (
+	"fmt"
+	"testing"
+)
+
+// BenchmarkHeap measures one frame of the heap scene (an n x n cloth of
+// side 1 m collapsing onto the ground, verticalDrop) with self-collision on
+// and off, after warm frames that bring it into contact with the ground
+// and itself. Each iteration steps the next frame.
+func BenchmarkHeap(b *testing.B) {
+	const warm = 12
+	for _, n := range []int{64, 128} {
+		for _, self := range []bool{false, true} {
+			onOff := map[bool]string{false: "off", true: "on"}[self]
+			b.Run(fmt.Sprintf("%d/self=%s", n, onOff), func(b *testing.B) {
+				sc := verticalDrop(n)
+				p := DefaultParams()
+				p.SelfCollision = self
+				m := newModel(b, sc.pos, sc.tris, nil, p)
+				s := NewState(m)
+				in, err := NewIntegrator(m)
+				if err != nil {
+					b.Fatal(err)
+				}
+				k := 0
+				step := func() {
+					f := m.FrameAt(k, 24)
+					f.Colliders = sc.cs
+					if err := in.Step(s, &f); err != nil {
+						b.Fatal(err)
+					}
+					k++
+				}
+				for k < warm {
+					step()
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					step()
+				}
+				b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/frame")
+			})
+		}
+	}
+}
