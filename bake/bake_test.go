@@ -207,3 +207,23 @@ func TestPreviewShowsTheCloth(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestTrappedClothStopsWithError(t *testing.T) {
+	dir := t.TempDir()
+	sc := DefaultScene()
+	sc.Input = writeGridOBJ(t, dir, 5, 0.1, 0)
+	sc.Frames = 3
+	sc.Output = []string{filepath.Join(dir, "out.glb")}
+	// y >= 0.01 and y <= -0.01: no position is outside both planes.
+	sc.Colliders = []ColliderSpec{
+		{Type: "plane", Normal: &[3]float64{0, 1, 0}, Offset: 0.01},
+		{Type: "plane", Normal: &[3]float64{0, -1, 0}, Offset: 0.01},
+	}
+	_, err := Run(context.Background(), sc, Options{})
+	if ExitCode(err) != ExitBadInput || !strings.Contains(err.Error(), "cannot be pushed out") {
+		t.Fatalf("cloth trapped between colliders: %v, want a bad-input error saying it cannot be pushed out", err)
+	}
+	if _, err := os.Stat(sc.Output[0]); err == nil {
+		t.Errorf("the failed bake wrote its output")
+	}
+}

@@ -293,12 +293,17 @@ func (j *Job) Simulate(ctx context.Context, opt Options) (*Recording, error) {
 		return nil, err
 	}
 	st := solver.NewState(j.Model)
+	if err := j.checkSettle(st); err != nil {
+		return nil, err
+	}
 	dt := 1 / sc.FPS
 	rec := &Recording{started: time.Now()}
 	keep := func(k int, pos []vec.Vec3) {
 		s := j.maxStretch(pos)
 		rec.MaxStretch = math.Max(rec.MaxStretch, s)
-		rec.MaxPen = math.Max(rec.MaxPen, j.penetration(pos, float64(k)*dt))
+		if k > 0 { // frame 0 is the input pose, before the settle phase
+			rec.MaxPen = math.Max(rec.MaxPen, j.penetration(pos, float64(k)*dt))
+		}
 		if k%sc.FrameStep == 0 || k == sc.Frames-1 {
 			rec.Frames = append(rec.Frames, k)
 			rec.Pos = append(rec.Pos, append([]vec.Vec3(nil), pos...))
@@ -378,4 +383,31 @@ func colliderLabels(sc *Scene) []string {
 		out[i] = fmt.Sprintf("%s colliders[%d]", c.Type, i)
 	}
 	return out
+}
+
+// checkSettle runs the settle phase on a copy of the start state: cloth
+// vertices that start inside colliders are pushed out during frame 1, and
+// when no position outside every collider exists for some of them (the
+// colliders overlap around the cloth), the bake stops here with an error
+// instead of exploding.
+func (j *Job) checkSettle(st *solver.State) error {
+	if len(j.Colliders) == 0 {
+		return nil
+	}
+	cp := &solver.State{
+		Pos:  append([]vec.Vec3(nil), st.Pos...),
+		Prev: append([]vec.Vec3(nil), st.Prev...),
+		Vel:  append([]vec.Vec3(nil), st.Vel...),
+	}
+	rep, err := solver.Settle(j.Model, cp, j.Colliders, 0)
+	if err != nil {
+		return err
+	}
+	if rep.Remaining > 0 {
+		return &Error{Code: ExitBadInput,
+			Err: fmt.Errorf("%s: %d cloth vertices start inside the colliders and cannot be pushed out (deepest %.1f mm, vertex %d in %s)",
+				j.Scene.Input, rep.Remaining, 1000*rep.Deepest, rep.Vertex, j.colliderNames[rep.Collider]),
+			Fix: "move the cloth or the colliders so the cloth starts outside them, or remove overlapping colliders"}
+	}
+	return nil
 }
