@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/drape-sim/drape/internal/vec"
+	"github.com/drape-sim/drape/sdf"
 )
 
 // noForces returns params with no damping and no drag for the solver.
@@ -61,13 +62,19 @@ func TestHangingClothStretch(t *testing.T) {
 		})
 		return worst, pinsFixed
 	}
-	worst, fixed := run(DefaultParams().Substeps, DefaultParams().Tethers)
-	t.Logf("defaults (%d substeps, tethers %v): max edge stretch over 3 s = %.3f%%", DefaultParams().Substeps, DefaultParams().Tethers, 100*worst)
-	if worst >= 0.01 {
-		t.Errorf("hanging 40x40 cloth at defaults: max edge stretch = %.3f%%, want < 1%%", 100*worst)
-	}
-	if !fixed {
-		t.Errorf("hanging 40x40 cloth: a pinned vertex moved")
+	def := DefaultParams()
+	for _, c := range []struct {
+		tethers bool
+		bound   float64
+	}{{true, 0.01}, {false, 0.03}} {
+		worst, fixed := run(def.Substeps, c.tethers)
+		t.Logf("%d substeps, tethers %-5v: max edge stretch over 3 s = %.3f%%", def.Substeps, c.tethers, 100*worst)
+		if worst >= c.bound {
+			t.Errorf("hanging 40x40 cloth, %d substeps, tethers %v: max edge stretch = %.3f%%, want < %g%%", def.Substeps, c.tethers, 100*worst, 100*c.bound)
+		}
+		if !fixed {
+			t.Errorf("hanging 40x40 cloth, tethers %v: a pinned vertex moved", c.tethers)
+		}
 	}
 	if testing.Short() {
 		return
@@ -79,6 +86,26 @@ func TestHangingClothStretch(t *testing.T) {
 			w, _ := run(sub, tethers)
 			t.Logf("%2d substeps, tethers %-5v: max edge stretch over 1 s = %.3f%%", sub, tethers, 100*w)
 		}
+	}
+}
+
+// TestDrapeStretch drops the bench's unpinned 64 x 64 cloth (2 m wide, 1 m
+// up) on a sphere of radius 0.5 m at the origin at default settings: no
+// pins, so no tethers, and only the stretch limits keep the skirt from
+// stretching. The peak comes from the impact and the swing of the skirt
+// (about v·dt/h at the rim); the settled stretch is what stays.
+func TestDrapeStretch(t *testing.T) {
+	pos, tris := benchGrid(64)
+	p := DefaultParams()
+	m := newModel(t, pos, tris, nil, p)
+	s := NewState(m)
+	cs := []sdf.Collider{sdf.NewCollider(sdf.Sphere{Radius: 0.5})}
+	peak := 0.0
+	stepFrames(t, m, s, cs, 48, 24, func(int, float64) { peak = math.Max(peak, maxStretch(m, s.Pos)) })
+	final := maxStretch(m, s.Pos)
+	t.Logf("64x64 cloth over a sphere, %d substeps: max edge stretch %.2f%% over 2 s, %.2f%% settled", p.Substeps, 100*peak, 100*final)
+	if final > 0.15 || peak > 0.6 {
+		t.Errorf("64x64 drape at defaults: max edge stretch %.2f%% (peak), %.2f%% (settled), want < 60%% and < 15%%", 100*peak, 100*final)
 	}
 }
 
@@ -121,27 +148,31 @@ func TestStaysAtRest(t *testing.T) {
 }
 
 // cantilever returns the tip deflection [m] of a horizontal strip 0.2 m x
-// 0.04 m clamped along its first two columns, after it settles under
-// gravity.
-func cantilever(t *testing.T, nx int, bend float64, substeps int) float64 {
+// 0.04 m with nx columns, clamped over its first centimetre (every vertex
+// with x <= 0.01 m pinned, so the clamp has the same width at every
+// resolution and transmits a moment), after it settles under gravity g
+// [m/s²] for the given frames.
+func cantilever(t *testing.T, nx int, bend, g float64, substeps, frames int) float64 {
 	ny := (nx-1)/5 + 1
 	pos, tris := gridMesh(nx, ny, 0.2, 0.04)
 	for i := range pos {
 		pos[i] = vec.V(pos[i].X, 0, pos[i].Y) // into the XZ plane
 	}
 	var pins []Pin
-	for j := 0; j < ny; j++ {
-		for i := 0; i < 2; i++ {
-			pins = append(pins, Pin{Vertex: int32(j*nx + i), Stiffness: 1})
+	for i, x := range pos {
+		if x.X <= 0.01+1e-9 {
+			pins = append(pins, Pin{Vertex: int32(i), Stiffness: 1})
 		}
 	}
 	p := DefaultParams()
 	p.BendingStiffness = bend
-	p.Damping = 4
+	p.Gravity = vec.V(0, -g, 0)
+	p.AirDrag = 0
+	p.Damping = 1
 	p.Substeps = substeps
 	m := newModel(t, pos, tris, pins, p)
 	s := NewState(m)
-	simulate(t, m, s, 48, 24, nil)
+	simulate(t, m, s, frames, 24, nil)
 	tip := 0.0
 	for j := 0; j < ny; j++ {
 		tip += s.Pos[j*nx+nx-1].Y
@@ -149,29 +180,51 @@ func cantilever(t *testing.T, nx int, bend float64, substeps int) float64 {
 	return -tip / float64(ny)
 }
 
+// TestCantileverDeflection checks that bending stiffness is felt and does
+// not depend on the mesh resolution where XPBD resolves it. One projection
+// per substep resolves a dihedral stiffness k only while the compliance
+// dominates the constraint, 12·D·dt²/(ρ·h⁴) <~ 1 (D the bending stiffness,
+// h the edge length); a stiff strip of many hinges is far beyond that at
+// default settings and sags as if softer (Gauss-Seidel converges as
+// 1/hinges⁴). So the strip hangs under 1/100 of gravity, which moves its
+// transition from drooping to holding out (D* = ρ·g·L³/8 = 1.3e-5 N·m)
+// into the range XPBD resolves at 21 columns and 30 substeps, where the
+// deflection of the stiff strip also matches linear beam theory
+// (δ = ρ·g·L⁴/(8·D)), which checks the Discrete Shells stiffness mapping.
+// At 41 columns (16 times the ratio) the stiffer settings are not
+// resolved: the test only asks that the deflection still falls there, and
+// that both resolutions agree for the softest strip; the log shows the rest.
 func TestCantileverDeflection(t *testing.T) {
-	// XPBD with one projection per substep cannot hold a stiff cantilever
-	// (Gauss-Seidel does not converge over 20 hinges): deflection
-	// saturates near 0.188 m from about 3e-3 N·m up; see the package note.
-	stiff := []float64{3e-5, 1e-4, 3e-4, 1e-3}
-	prev := math.Inf(1)
+	const g = 0.0981
+	stiff := []float64{1e-6, 1e-5, 1e-4, 1e-3}
+	prev := [2]float64{math.Inf(1), math.Inf(1)}
 	for _, b := range stiff {
-		d := cantilever(t, 21, b, 15)
-		d2 := cantilever(t, 41, b, 15)
-		t.Logf("bending %.0e N·m: tip deflection %.4f m (21 columns), %.4f m (41 columns), ratio %.3f", b, d, d2, d2/d)
-		if d >= prev {
-			t.Errorf("bending %g: deflection %.4f m, not below %.4f m at the softer setting", b, d, prev)
+		var d [2]float64
+		for k, nx := range []int{21, 41} {
+			d[k] = cantilever(t, nx, b, g, 30, 144)
 		}
-		if math.Abs(d2-d) > 0.1*d {
-			t.Errorf("bending %g: deflection %.4f m at 41 columns vs %.4f m at 21: differs by more than 10%%", b, d2, d)
+		lin := 0.15 * g * math.Pow(0.19, 4) / (8 * b)
+		t.Logf("bending %.0e N·m: tip deflection %.4f m (21 columns), %.4f m (41 columns), ratio %.3f; linear beam theory %.4f m",
+			b, d[0], d[1], d[1]/d[0], lin)
+		if d[0] >= 0.9*prev[0] {
+			t.Errorf("bending %g, 21 columns: deflection %.4f m, not clearly below %.4f m at the softer setting", b, d[0], prev[0])
+		}
+		if d[1] >= prev[1] {
+			t.Errorf("bending %g, 41 columns: deflection %.4f m, not below %.4f m at the softer setting", b, d[1], prev[1])
+		}
+		if b == 1e-6 && math.Abs(d[1]-d[0]) > 0.1*d[0] {
+			t.Errorf("bending %g: deflection %.4f m at 41 columns vs %.4f m at 21: differs by more than 10%%", b, d[1], d[0])
+		}
+		if b == 1e-4 && math.Abs(d[0]-lin) > 0.15*lin {
+			t.Errorf("bending %g, 21 columns: deflection %.4f m, linear beam theory %.4f m: differs by more than 15%%", b, d[0], lin)
 		}
 		prev = d
 	}
 }
 
 func TestSubstepIndependence(t *testing.T) {
-	d10 := cantilever(t, 21, 3e-4, 10)
-	d30 := cantilever(t, 21, 3e-4, 30)
+	d10 := cantilever(t, 21, 1e-5, 9.81, 10, 48)
+	d30 := cantilever(t, 21, 1e-5, 9.81, 30, 48)
 	t.Logf("cantilever deflection: %.4f m at 10 substeps, %.4f m at 30", d10, d30)
 	if math.Abs(d30-d10) > 0.1*d30 {
 		t.Errorf("cantilever deflection %.4f m at 10 substeps vs %.4f m at 30: differs by more than 10%%", d10, d30)

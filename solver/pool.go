@@ -2,68 +2,114 @@ package solver
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 )
 
 // pool runs data-parallel phases on persistent worker goroutines. The
-// calling goroutine is worker 0. Between phases the workers spin briefly
-// on an atomic generation counter (a phase costs a few microseconds, a
-// channel hand-off tens), yield the processor while waiting, and park on a
-// channel between Steps. Phases must write disjoint memory per index, so
-// results never depend on the number of workers.
+// calling goroutine takes part in every phase. A phase is cut into chunks
+// that the caller and the workers claim from one atomic ticket (phase
+// generation in the high 32 bits, the phase's chunk count in the next 16
+// and the next chunk in the low 16), so the caller
+// never waits for a worker that has not started: on a busy machine, where
+// a worker's thread may be descheduled for milliseconds, the caller simply
+// runs the remaining chunks itself and waits only for chunks already
+// claimed. Workers spin briefly between phases, then sleep on a condition
+// variable until the next phase, and park on a channel between Steps.
+//
+// Phases must write disjoint memory per index, and which goroutine runs a
+// chunk never changes its arithmetic, so results do not depend on the
+// number of workers or on who ran what.
 type pool struct {
-	n     int
-	gen   atomic.Uint64
-	done  atomic.Int64
-	count int
-	fn    func(lo, hi int)
-	park  bool
-	wake  []chan struct{}
-	awake bool
+	n      int
+	ticket atomic.Uint64 // gen<<32 | chunks<<16 | next chunk
+	done   atomic.Int64  // chunks finished in the current phase
+	// phase description, written by the caller before it publishes the
+	// phase's ticket and read by a worker only after it claimed a chunk
+	fn      func(lo, hi int)
+	count   int
+	size    int // items per chunk
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	sleepers atomic.Int32
+	park     atomic.Bool
+	wake     []chan uint64
+	awake    bool
+	parked   sync.WaitGroup
 }
 
 // minChunk is the smallest number of items worth handing to another worker.
 const minChunk = 1024
 
+// spinIdle is how many polls a worker makes between phases before it
+// sleeps.
+const spinIdle = 2000
+
 func newPool(n int) *pool {
 	p := &pool{n: n}
+	p.cond = sync.NewCond(&p.mu)
 	for w := 1; w < n; w++ {
-		c := make(chan struct{})
+		c := make(chan uint64)
 		p.wake = append(p.wake, c)
-		go p.worker(w, c)
+		go p.worker(c)
 	}
 	return p
 }
 
-func (p *pool) worker(w int, wake chan struct{}) {
-	last := p.gen.Load()
-	for range wake {
+func (p *pool) worker(wake chan uint64) {
+	// last is the generation current when start woke the worker: every
+	// later phase, including the park request, is newer
+	for last := range wake {
 		for {
-			// wait for the next phase
-			spins := 0
-			for p.gen.Load() == last {
-				spins++
-				if spins > 64 {
-					runtime.Gosched()
+			// wait for the next phase: spin, then sleep
+			t := p.ticket.Load()
+			for spins := 0; t>>32 == last; spins++ {
+				if spins < spinIdle {
+					if spins&63 == 63 {
+						runtime.Gosched()
+					}
+				} else {
+					p.mu.Lock()
+					p.sleepers.Add(1)
+					for p.ticket.Load()>>32 == last {
+						p.cond.Wait()
+					}
+					p.sleepers.Add(-1)
+					p.mu.Unlock()
+					spins = 0
 				}
+				t = p.ticket.Load()
 			}
-			last = p.gen.Load()
-			if p.park {
-				p.done.Add(1)
+			last = t >> 32
+			if p.park.Load() {
+				p.parked.Done()
 				break
 			}
-			lo, hi := chunk(p.count, p.n, w)
-			if lo < hi {
-				p.fn(lo, hi)
-			}
-			p.done.Add(1)
+			p.claim(last)
 		}
 	}
 }
 
-// chunk returns worker w's share [lo, hi) of count items.
-func chunk(count, n, w int) (int, int) {
-	return count * w / n, count * (w + 1) / n
+// claim runs chunks of phase gen until none is left.
+func (p *pool) claim(gen uint64) {
+	for {
+		t := p.ticket.Load()
+		if t>>32 != gen {
+			return
+		}
+		c, nc := int(t&0xffff), int(t>>16&0xffff)
+		if c >= nc {
+			return
+		}
+		if !p.ticket.CompareAndSwap(t, t+1) {
+			continue
+		}
+		lo := c * p.size
+		hi := min(lo+p.size, p.count)
+		p.fn(lo, hi)
+		p.done.Add(1)
+	}
 }
 
 // start wakes the workers for a Step.
@@ -71,8 +117,9 @@ func (p *pool) start() {
 	if p.n == 1 || p.awake {
 		return
 	}
+	gen := p.ticket.Load() >> 32
 	for _, c := range p.wake {
-		c <- struct{}{}
+		c <- gen
 	}
 	p.awake = true
 }
@@ -82,10 +129,29 @@ func (p *pool) stop() {
 	if p.n == 1 || !p.awake {
 		return
 	}
-	p.park = true
-	p.dispatch()
-	p.park = false
+	p.parked.Add(p.n - 1)
+	p.park.Store(true)
+	p.publish(0, nil, 0)
+	p.parked.Wait()
+	p.park.Store(false)
 	p.awake = false
+}
+
+// publish starts a new phase of count items in chunks of size.
+func (p *pool) publish(count int, fn func(lo, hi int), size int) {
+	p.fn, p.count, p.size = fn, count, size
+	nc := 0
+	if size > 0 {
+		nc = (count + size - 1) / size
+	}
+	p.done.Store(0)
+	gen := p.ticket.Load()>>32 + 1
+	p.ticket.Store(gen<<32 | uint64(nc)<<16)
+	if p.sleepers.Load() > 0 {
+		p.mu.Lock()
+		p.cond.Broadcast()
+		p.mu.Unlock()
+	}
 }
 
 // run calls fn over [0, count) split among the workers and waits for all.
@@ -95,21 +161,14 @@ func (p *pool) run(count int, fn func(lo, hi int)) {
 		fn(0, count)
 		return
 	}
-	p.count, p.fn = count, fn
-	p.dispatch()
-}
-
-func (p *pool) dispatch() {
-	p.done.Store(0)
-	p.gen.Add(1)
-	if !p.park {
-		lo, hi := chunk(p.count, p.n, 0)
-		p.fn(lo, hi)
-	}
-	spins := 0
-	for p.done.Load() != int64(p.n-1) {
-		spins++
-		if spins > 64 {
+	// about 4 chunks per worker, at least minChunk/2 items each, and at
+	// most 1<<16 - 1 chunks
+	size := max(minChunk/2, (count+4*p.n-1)/(4*p.n), count/0xffff+1)
+	p.publish(count, fn, size)
+	t := p.ticket.Load()
+	p.claim(t >> 32)
+	for spins, nc := 0, int64(t>>16&0xffff); p.done.Load() != nc; spins++ {
+		if spins&63 == 63 {
 			runtime.Gosched()
 		}
 	}
