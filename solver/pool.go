@@ -26,9 +26,9 @@ type pool struct {
 	done   atomic.Int64  // chunks finished in the current phase
 	// phase description, written by the caller before it publishes the
 	// phase's ticket and read by a worker only after it claimed a chunk
-	fn      func(lo, hi int)
-	count   int
-	size    int // items per chunk
+	fn    func(lo, hi int)
+	count int
+	size  int // items per chunk
 
 	mu       sync.Mutex
 	cond     *sync.Cond
