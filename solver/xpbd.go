@@ -17,7 +17,8 @@ import (
 // wind):
 //
 //	predict:  v ← v·exp(-Damping·dt) + a·dt;  prev ← x;  x ← x + v·dt
-//	project:  hard pins, soft pins, stretch, bending (by colour), tethers,
+//	project:  hard pins, soft pins, stretch limits (limits.go, coarse
+//	          levels first), stretch, bending (each by colour), tethers,
 //	          colliders
 //	velocity: v ← (x - prev)/dt
 //
