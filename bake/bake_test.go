@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drape-sim/drape/internal/testtool"
 	"github.com/drape-sim/drape/meshio"
 )
 
@@ -61,6 +62,11 @@ func TestRunWritesEveryOutputAndReadsBack(t *testing.T) {
 	}
 	if len(rep.Outputs) != 5 {
 		t.Fatalf("outputs = %v, want 5", rep.OutputPaths())
+	}
+	for _, f := range []string{"a.glb", "a.gltf"} {
+		if v := testtool.Validate(t, filepath.Join(dir, f)); v.Issues.NumErrors+v.Issues.NumWarnings != 0 {
+			t.Errorf("%s: validator found %d errors, %d warnings", f, v.Issues.NumErrors, v.Issues.NumWarnings)
+		}
 	}
 	seq, _ := filepath.Glob(filepath.Join(dir, "seq", "*.obj"))
 	if len(seq) != 10 {

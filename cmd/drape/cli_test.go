@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/drape-sim/drape/internal/testtool"
 )
 
 func TestVersionAndHelp(t *testing.T) {
@@ -74,6 +76,10 @@ func TestBakeEndToEnd(t *testing.T) {
 	}
 	if strings.Contains(errOut, "\r") || strings.Contains(errOut, "frames/s  ETA") {
 		t.Errorf("stderr is not a terminal but shows a progress bar: %q", errOut)
+	}
+	// the glTF a user gets passes the Khronos validator
+	if v := testtool.Validate(t, filepath.Join(dir, "out.glb")); v.Issues.NumErrors+v.Issues.NumWarnings != 0 {
+		t.Errorf("out.glb: validator found %d errors, %d warnings", v.Issues.NumErrors, v.Issues.NumWarnings)
 	}
 	var rep map[string]any
 	data, _ := os.ReadFile(filepath.Join(dir, "report.json"))
