@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -136,29 +135,14 @@ func (ms *measurer) measurePC2(path string, blenderAxes bool) (quality, error) {
 
 // readPC2 reads every frame of a PC2 point cache.
 func readPC2(path string) ([][]vec.Vec3, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	if len(b) < 32 || string(b[:12]) != "POINTCACHE2\x00" {
-		return nil, fmt.Errorf("not a PC2 file (%d bytes)", len(b))
+	defer f.Close()
+	pc, err := meshio.ReadPC2(f, path)
+	if err != nil {
+		return nil, err
 	}
-	le := binary.LittleEndian
-	n, samples := int(int32(le.Uint32(b[16:]))), int(int32(le.Uint32(b[28:])))
-	if n <= 0 || samples <= 0 || len(b) != 32+12*n*samples {
-		return nil, fmt.Errorf("%d points x %d samples does not match %d bytes", n, samples, len(b))
-	}
-	out := make([][]vec.Vec3, samples)
-	off := 32
-	for k := range out {
-		out[k] = make([]vec.Vec3, n)
-		for i := range out[k] {
-			x := math.Float32frombits(le.Uint32(b[off:]))
-			y := math.Float32frombits(le.Uint32(b[off+4:]))
-			z := math.Float32frombits(le.Uint32(b[off+8:]))
-			out[k][i] = vec.V(float64(x), float64(y), float64(z))
-			off += 12
-		}
-	}
-	return out, nil
+	return pc.Frames, nil
 }

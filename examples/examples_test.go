@@ -7,7 +7,6 @@ package examples_test
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/drape-sim/drape/bake"
 	"github.com/drape-sim/drape/internal/vec"
+	"github.com/drape-sim/drape/meshio"
 )
 
 // maxStretch bounds the largest edge strain over all frames: cloth that
@@ -200,32 +200,16 @@ func TestExamples(t *testing.T) {
 	}
 }
 
-// readPC2 reads every frame of a PC2 point cache (positions in the input
-// file's own units and vertex order).
+// readPC2 reads every frame of a PC2 point cache.
 func readPC2(path string) ([][]vec.Vec3, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	if len(b) < 32 || string(b[:12]) != "POINTCACHE2\x00" {
-		return nil, fmt.Errorf("not a PC2 file (%d bytes)", len(b))
+	defer f.Close()
+	pc, err := meshio.ReadPC2(f, path)
+	if err != nil {
+		return nil, err
 	}
-	le := binary.LittleEndian
-	n, samples := int(int32(le.Uint32(b[16:]))), int(int32(le.Uint32(b[28:])))
-	if n <= 0 || samples <= 0 || len(b) != 32+12*n*samples {
-		return nil, fmt.Errorf("%d points x %d samples does not match %d bytes", n, samples, len(b))
-	}
-	out := make([][]vec.Vec3, samples)
-	off := 32
-	for k := range out {
-		out[k] = make([]vec.Vec3, n)
-		for i := range out[k] {
-			x := math.Float32frombits(le.Uint32(b[off:]))
-			y := math.Float32frombits(le.Uint32(b[off+4:]))
-			z := math.Float32frombits(le.Uint32(b[off+8:]))
-			out[k][i] = vec.V(float64(x), float64(y), float64(z))
-			off += 12
-		}
-	}
-	return out, nil
+	return pc.Frames, nil
 }
