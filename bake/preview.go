@@ -66,14 +66,17 @@ func Preview(in, out string, opt PreviewOptions) error {
 	if err != nil {
 		return badInput(fmt.Errorf("%s: %w", in, err), "")
 	}
-	var extras []render.Surface
+	// Colliders move with their keys: draw each frame's pose.
+	extras := make([][]render.Surface, len(frames))
 	if opt.Scene != "" {
-		if extras, err = colliderSurfaces(opt.Scene); err != nil {
-			return err
+		for i, f := range frames {
+			if extras[i], err = colliderSurfaces(opt.Scene, b.Times[f]); err != nil {
+				return err
+			}
 		}
 	}
 	// One camera for every drawn frame, framing all of them.
-	scene := &render.Scene{Extras: extras, Ground: opt.Ground}
+	scene := &render.Scene{Ground: opt.Ground}
 	scene.Cloth.Triangles = w.Triangles
 	sim := make([][]vec.Vec3, len(frames))
 	lo, hi := vec.V(math.Inf(1), math.Inf(1), math.Inf(1)), vec.V(math.Inf(-1), math.Inf(-1), math.Inf(-1))
@@ -86,9 +89,11 @@ func Preview(in, out string, opt PreviewOptions) error {
 			lo, hi = lo.Min(l), hi.Max(h)
 		}
 	}
-	for _, e := range extras {
-		if l, h, ok := render.Bounds(e.Positions); ok {
-			lo, hi = lo.Min(l), hi.Max(h)
+	for _, ex := range extras {
+		for _, e := range ex {
+			if l, h, ok := render.Bounds(e.Positions); ok {
+				lo, hi = lo.Min(l), hi.Max(h)
+			}
 		}
 	}
 	scene.GroundY = lo.Y
@@ -100,6 +105,7 @@ func Preview(in, out string, opt PreviewOptions) error {
 	labels := make([]string, len(frames))
 	for i, f := range frames {
 		scene.Cloth.Positions = sim[i]
+		scene.Extras = extras[i]
 		imgs[i] = image.NewRGBA(image.Rect(0, 0, opt.Width, opt.Height))
 		rd.Render(imgs[i], cam, scene, ropt)
 		labels[i] = fmt.Sprintf("frame %d", f)
@@ -123,8 +129,9 @@ func Preview(in, out string, opt PreviewOptions) error {
 	return st.commit()
 }
 
-// colliderSurfaces tessellates a scene's colliders at time 0 for drawing.
-func colliderSurfaces(scenePath string) ([]render.Surface, error) {
+// colliderSurfaces tessellates a scene's colliders at time t [s] for
+// drawing.
+func colliderSurfaces(scenePath string, t float64) ([]render.Surface, error) {
 	sc, err := LoadScene(scenePath)
 	if err != nil {
 		return nil, err
@@ -141,7 +148,7 @@ func colliderSurfaces(scenePath string) ([]render.Surface, error) {
 			if err != nil {
 				return nil, err
 			}
-			tr := a.Transform(0)
+			tr := a.Transform(t)
 			pos := make([]vec.Vec3, len(w.Positions))
 			for k, p := range w.Positions {
 				pos[k] = tr.MulPoint(p)
@@ -154,7 +161,7 @@ func colliderSurfaces(scenePath string) ([]render.Surface, error) {
 			return nil, err
 		}
 		a.Shape = shape
-		pose, err := a.At(0)
+		pose, err := a.At(t)
 		if err != nil {
 			return nil, sc.rangeError(key+".keys", len(cs.Keys), err.Error())
 		}
