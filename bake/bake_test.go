@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/drape-sim/drape/internal/testtool"
+	"github.com/drape-sim/drape/internal/vec"
 	"github.com/drape-sim/drape/meshio"
 )
 
@@ -233,3 +234,26 @@ func TestTrappedClothStopsWithError(t *testing.T) {
 		t.Errorf("the failed bake wrote its output")
 	}
 }
+
+func TestAnimatedPinsFollowTheirKeys(t *testing.T) {
+	dir := t.TempDir()
+	sc := hangingScene(t, dir, 13, "out.glb")
+	sc.Pins[0].Keys = []KeySpec{{Time: 0}, {Time: 0.5, Translation: &[3]float64{0.5, 0, 0}}}
+	j, err := Prepare(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := j.Simulate(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := rec.Pos[len(rec.Pos)-1] // t = 12/24 = 0.5 s
+	for _, p := range j.Pins {
+		want := j.Welded.Positions[p.vertex].Add(vecX(0.5))
+		if d := last[p.vertex].Sub(want).Len(); d > 1e-9 {
+			t.Fatalf("pinned vertex %d at %v, want %v (the key's 0.5 m along x)", p.vertex, last[p.vertex], want)
+		}
+	}
+}
+
+func vecX(x float64) vec.Vec3 { return vec.V(x, 0, 0) }

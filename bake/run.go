@@ -144,13 +144,17 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 	if j.Pins, err = selectPins(sc, m, w); err != nil {
 		return nil, err
 	}
+	// One keyframed motion per scene pin entry, shared by its vertices. The
+	// sphere only makes the sdf.Animated valid; pins use its transform.
+	motions := make([]solver.Motion, len(sc.Pins))
+	for e, p := range sc.Pins {
+		if len(p.Keys) > 0 {
+			motions[e] = motion{&sdf.Animated{Shape: sdf.Sphere{Radius: 1}, Keys: toKeys(p.Keys)}}
+		}
+	}
 	pins := make([]solver.Pin, len(j.Pins))
 	for i, ps := range j.Pins {
-		pins[i] = solver.Pin{Vertex: ps.vertex, Stiffness: ps.strength}
-		if keys := sc.Pins[ps.entry].Keys; len(keys) > 0 {
-			a := &sdf.Animated{Shape: sdf.Sphere{Radius: 1}, Keys: toKeys(keys)}
-			pins[i].Motion = motion{a}
-		}
+		pins[i] = solver.Pin{Vertex: ps.vertex, Stiffness: ps.strength, Motion: motions[ps.entry]}
 	}
 	if j.Colliders, err = buildColliders(sc, friction); err != nil {
 		return nil, err
