@@ -257,3 +257,42 @@ func TestAnimatedPinsFollowTheirKeys(t *testing.T) {
 }
 
 func vecX(x float64) vec.Vec3 { return vec.V(x, 0, 0) }
+
+func TestLooseVerticesKeepTheirPlaceInCaches(t *testing.T) {
+	dir := t.TempDir()
+	// a falling quad plus a `v` line no face uses (vertex 3, the second line
+	// after the quad's first two)
+	obj := "v 0 1 0\nv 1 1 0\nv 5 6 7\nv 1 1 1\nv 0 1 1\nf 1 2 4 5\n"
+	in := filepath.Join(dir, "loose.obj")
+	os.WriteFile(in, []byte(obj), 0o644)
+	sc := DefaultScene()
+	sc.Input = in
+	sc.Frames = 6
+	sc.Output = []string{filepath.Join(dir, "a.pc2"), filepath.Join(dir, "seq") + "/"}
+	if _, err := Run(context.Background(), sc, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(sc.Output[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, err := meshio.ReadPC2(f, sc.Output[0])
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := pc.Frames[len(pc.Frames)-1]
+	if want := meshio.ToBlenderAxes(vec.V(5, 6, 7)); last[2] != want {
+		t.Errorf("loose vertex in the PC2 = %v, want its rest position %v", last[2], want)
+	}
+	if last[0].Z >= 1 {
+		t.Errorf("the quad did not fall: vertex 0 at %v", last[0])
+	}
+	seq, err := os.ReadFile(filepath.Join(dir, "seq", "loose_0005.obj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(seq), "v 5 6 7\n") {
+		t.Errorf("the OBJ sequence lost the loose vertex's position:\n%s", seq)
+	}
+}

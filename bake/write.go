@@ -135,6 +135,7 @@ func (j *Job) sourceFrames(render [][]vec.Vec3) [][]vec.Vec3 {
 	out := make([][]vec.Vec3, len(render))
 	for k, r := range render {
 		src := make([]vec.Vec3, max(j.Mesh.SourceVertices, 1))
+		copy(src, j.Mesh.SourcePositions) // vertices no face uses keep their rest position
 		meshio.SourceOrder(j.Mesh, r, src)
 		for i, p := range src {
 			src[i] = meshio.ToBlenderAxes(j.toFileYUp(p))
@@ -171,6 +172,13 @@ func (j *Job) writeGLTF(w io.Writer, rec *Recording, render [][]vec.Vec3, binary
 
 func (j *Job) writeOBJSeq(dir string, rec *Recording, render [][]vec.Vec3) error {
 	base := strings.TrimSuffix(filepath.Base(j.Scene.Input), filepath.Ext(j.Scene.Input))
+	// WriteOBJ takes the positions of vertices no face uses from the mesh,
+	// in the same space as the frames: the input file's.
+	m := *j.Mesh
+	m.SourcePositions = make([]vec.Vec3, len(j.Mesh.SourcePositions))
+	for i, p := range j.Mesh.SourcePositions {
+		m.SourcePositions[i] = j.toFile(p)
+	}
 	for k, r := range render {
 		pos := make([]vec.Vec3, len(r))
 		for i, p := range r {
@@ -181,7 +189,7 @@ func (j *Job) writeOBJSeq(dir string, rec *Recording, render [][]vec.Vec3) error
 		if err != nil {
 			return err
 		}
-		err = meshio.WriteOBJ(f, j.Mesh, pos)
+		err = meshio.WriteOBJ(f, &m, pos)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}

@@ -85,6 +85,11 @@ type Mesh struct {
 	// `v` lines, STL facet corners, glTF render vertices. Point caches are
 	// written in this order.
 	SourceVertices int
+	// SourcePositions are the positions [m] of the file's own vertices in
+	// the order SourceVertices counts them, for OBJ inputs (nil otherwise).
+	// They carry the `v` lines no face uses, which point caches and OBJ
+	// sequences must still write in place.
+	SourcePositions []vec.Vec3
 	// Colliders are the glTF nodes marked as colliders (see ColliderNode);
 	// they are not part of the cloth.
 	Colliders []ColliderNode

@@ -416,7 +416,8 @@ func (g *objGroup) corner(c objCorner) int32 {
 // mesh assembles the primitives once the whole file is read.
 func (o *objReader) mesh() (*Mesh, error) {
 	base := filepath.Base(o.name)
-	m := &Mesh{Path: o.name, Format: FormatOBJ, Name: strings.TrimSuffix(base, filepath.Ext(base)), SourceVertices: len(o.v)}
+	m := &Mesh{Path: o.name, Format: FormatOBJ, Name: strings.TrimSuffix(base, filepath.Ext(base)), SourceVertices: len(o.v),
+		SourcePositions: append([]vec.Vec3(nil), o.v...)}
 	if len(o.v) == 0 {
 		return nil, &ParseError{Path: o.name, Msg: "no vertices: the file has no `v` lines (empty or not an OBJ file)", Err: ErrNoGeometry}
 	}

@@ -30,6 +30,9 @@ func WriteOBJ(w io.Writer, m *Mesh, positions []vec.Vec3) error {
 		ns = nv
 	}
 	src := make([]vec.Vec3, ns)
+	if len(m.SourcePositions) == ns {
+		copy(src, m.SourcePositions) // vertices no face uses stay where they are
+	}
 	r := 0
 	for pi := range m.Primitives {
 		p := &m.Primitives[pi]

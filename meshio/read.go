@@ -169,6 +169,12 @@ func finish(m *Mesh, opt ReadOptions) error {
 			}
 		}
 	}
+	for i, q := range m.SourcePositions {
+		if zUp {
+			q = vec.Vec3{X: q.X, Y: q.Z, Z: -q.Y}
+		}
+		m.SourcePositions[i] = q.Scale(opt.Scale)
+	}
 	if m.NumTriangles() == 0 {
 		return &ParseError{Path: m.Path, Msg: "no triangles: the file holds no faces", Err: ErrNoGeometry}
 	}
