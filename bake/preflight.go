@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/drape-sim/drape/internal/vec"
 	"github.com/drape-sim/drape/sdf"
 	"github.com/drape-sim/drape/solver"
 )
@@ -47,11 +46,6 @@ func preflight(j *Job) string {
 		out += m
 	}
 	return out
-}
-
-// selfIntersections counts intersecting pairs of non-adjacent triangles.
-func selfIntersections(pos []vec.Vec3, tris [][3]int32) int {
-	return solver.SelfIntersections(pos, tris)
 }
 
 // applyCollisionParams passes thickness [m], friction and self-collision

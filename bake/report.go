@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"time"
+
+	"github.com/drape-sim/drape/solver"
 )
 
 // Report is what a bake did and measured; `--report FILE.json` writes it and
@@ -96,7 +98,7 @@ func (j *Job) report(rec *Recording, outs []OutputInfo) *Report {
 	}
 	r.MeanY = sum / float64(len(last))
 	r.LastStretch = j.maxStretch(last)
-	r.SelfIntersections = selfIntersections(last, j.Welded.Triangles)
+	r.SelfIntersections = solver.SelfIntersections(last, j.Welded.Triangles)
 	return r
 }
 

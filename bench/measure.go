@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math"
-	"os"
 
 	"github.com/drape-sim/drape/internal/vec"
 	"github.com/drape-sim/drape/meshio"
@@ -89,10 +88,11 @@ func newMeasurer(sc scene) (*measurer, error) {
 // and measures it. blenderAxes says the cache is in Blender's Z-up axes
 // (x, -z, y), as drape writes PC2 for a Y-up input; otherwise it is Y-up.
 func (ms *measurer) measurePC2(path string, blenderAxes bool) (quality, error) {
-	frames, err := readPC2(path)
+	pc, err := meshio.ReadPC2File(path)
 	if err != nil {
 		return quality{}, fmt.Errorf("%s: %w", path, err)
 	}
+	frames := pc.Frames
 	if len(frames[0]) != len(ms.srcSim) {
 		return quality{}, fmt.Errorf("%s: %d points, want %d (the cloth file's vertices)", path, len(frames[0]), len(ms.srcSim))
 	}
@@ -131,18 +131,4 @@ func (ms *measurer) measurePC2(path string, blenderAxes bool) (quality, error) {
 		}
 	}
 	return q, nil
-}
-
-// readPC2 reads every frame of a PC2 point cache.
-func readPC2(path string) ([][]vec.Vec3, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	pc, err := meshio.ReadPC2(f, path)
-	if err != nil {
-		return nil, err
-	}
-	return pc.Frames, nil
 }

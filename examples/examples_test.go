@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -144,10 +143,11 @@ func TestExamples(t *testing.T) {
 			if err != nil {
 				t.Fatalf("bake %s (%d frames): %v", path, ex.frames, err)
 			}
-			frames, err := readPC2(out)
+			pc, err := meshio.ReadPC2File(out)
 			if err != nil {
 				t.Fatalf("read %s: %v", out, err)
 			}
+			frames := pc.Frames
 			if len(frames) != ex.frames {
 				t.Fatalf("bake %s: %d frames in the point cache, want %d", path, len(frames), ex.frames)
 			}
@@ -198,18 +198,4 @@ func TestExamples(t *testing.T) {
 				ex.name, ex.frames, 1000*rep.SecondsPerFrame, rep.LowestY, rep.HighestY, 100*rep.MaxStretch, 1000*rep.MaxPenetration, rep.SelfIntersections)
 		})
 	}
-}
-
-// readPC2 reads every frame of a PC2 point cache.
-func readPC2(path string) ([][]vec.Vec3, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	pc, err := meshio.ReadPC2(f, path)
-	if err != nil {
-		return nil, err
-	}
-	return pc.Frames, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 
 	"github.com/drape-sim/drape/internal/vec"
 )
@@ -49,4 +50,14 @@ func ReadPC2(r io.Reader, name string) (*PointCache, error) {
 		pc.Frames[k] = f
 	}
 	return pc, nil
+}
+
+// ReadPC2File reads the PC2 point cache at path (see ReadPC2).
+func ReadPC2File(path string) (*PointCache, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &ParseError{Path: path, Msg: fmt.Sprintf("cannot read the file: %v", unwrapPathError(err))}
+	}
+	defer f.Close()
+	return ReadPC2(f, path)
 }
