@@ -3,6 +3,8 @@ package solver
 import (
 	"fmt"
 	"testing"
+
+	"github.com/drape-sim/drape/sdf"
 )
 
 // BenchmarkStep measures one frame (Params.Substeps substeps) of a square
@@ -63,4 +65,43 @@ func benchStep(b *testing.B, n int, bend bool, threads int) {
 	b.ReportMetric(ns/float64(p.Substeps), "ns/substep")
 	b.ReportMetric(proj/(ns*1e-9)/float64(x.pool.n), "proj/s/thread")
 	b.ReportMetric(1e9/ns, "frames/s")
+}
+
+// BenchmarkDrape measures one frame of the bench's unpinned n x n cloth
+// (benchGrid, 2 m wide, 1 m up) falling onto a sphere of radius 0.5 m at
+// default settings (threads = 1 and 2), after warm frames that bring it
+// into contact, as bench/main.go's "64 x 64 sphere" scene bakes it.
+func BenchmarkDrape(b *testing.B) {
+	const warm = 12
+	for _, n := range []int{64, 128} {
+		for _, threads := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%dx%d/threads=%d", n, n, threads), func(b *testing.B) {
+				pos, tris := benchGrid(n)
+				p := DefaultParams()
+				p.Threads = threads
+				m := newModel(b, pos, tris, nil, p)
+				s := NewState(m)
+				x := NewXPBD(m)
+				cs := []sdf.Collider{sdf.NewCollider(sdf.Sphere{Radius: 0.5})}
+				k := 0
+				step := func() {
+					f := m.FrameAt(k, 24)
+					f.Colliders = cs
+					if err := x.Step(s, &f); err != nil {
+						b.Fatal(err)
+					}
+					k++
+				}
+				for k < warm {
+					step()
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					step()
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e6/float64(b.N), "ms/frame")
+			})
+		}
+	}
 }

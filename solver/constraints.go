@@ -45,16 +45,19 @@ func solveDistance(x0, x1 vec.Vec3, w0, w1, rest, alphaT, alphaTC, lambda float6
 // two triangles are flat (x2 and x3 on opposite sides), ±pi when folded
 // onto each other. The sign is positive when the hinge turns from
 // n1 = (x1-x0)×(x2-x0) toward n2 = (x3-x0)×(x1-x0) anticlockwise about
-// x1-x0. It uses atan2, so it is robust through 180 degrees.
+// x1-x0. It uses hingeAngle, so it is robust through 180 degrees, and
+// the same arithmetic as projectDihedral, so a hinge at its rest angle
+// has C = 0 exactly.
 func dihedralAngle(x0, x1, x2, x3 vec.Vec3) float64 {
 	e := x1.Sub(x0)
 	n1 := e.Cross(x2.Sub(x0))
 	n2 := x3.Sub(x0).Cross(e)
-	el := e.Len()
-	if el == 0 {
+	e2 := e.LenSq()
+	if e2 == 0 {
 		return 0
 	}
-	return atan2(n1.Cross(n2).Dot(e)/el, n1.Dot(n2))
+	el := math.Sqrt(e2)
+	return hingeAngle(n1.Cross(n2).Dot(e), n1.Dot(n2)*el, el*math.Sqrt(n1.LenSq()*n2.LenSq()))
 }
 
 // dihedralGrad returns the dihedral angle θ of dihedralAngle and its
@@ -81,7 +84,7 @@ func dihedralGrad(x0, x1, x2, x3 vec.Vec3) (theta float64, g [4]vec.Vec3, ok boo
 		return 0, g, false
 	}
 	el := math.Sqrt(e2)
-	theta = atan2(n1.Cross(n2).Dot(e)/el, n1.Dot(n2))
+	theta = hingeAngle(n1.Cross(n2).Dot(e), n1.Dot(n2)*el, el*math.Sqrt(l1*l2))
 	g2 := n1.Scale(-el / l1)
 	g3 := n2.Scale(-el / l2)
 	t2 := d2.Dot(e) / e2
@@ -199,14 +202,14 @@ func projectDihedral(pos []vec.Vec3, w []float64, v [4]int32, rest, alphaT, lamb
 		return 0
 	}
 	el := math.Sqrt(e2)
-	// (n1 × n2)·e / |e|
+	// (n1 × n2)·e, (n1·n2)·|e| and their norm |e|·|n1|·|n2|
 	cx, cy, cz := n1y*n2z-n1z*n2y, n1z*n2x-n1x*n2z, n1x*n2y-n1y*n2x
 	dot := n1x*n2x + n1y*n2y + n1z*n2z
-	theta := atan2((cx*ex+cy*ey+cz*ez)/el, dot)
+	theta := hingeAngle(cx*ex+cy*ey+cz*ez, dot*el, el*math.Sqrt(l1*l2))
 	c := wrapAngle(theta - rest)
-	inv1, inv2 := 1/l1, 1/l2
-	t2 := (ax*ex + ay*ey + az*ez) / e2
-	t3 := (bx*ex + by*ey + bz*ez) / e2
+	inv1, inv2, ie2 := 1/l1, 1/l2, 1/e2
+	t2 := (ax*ex + ay*ey + az*ez) * ie2
+	t3 := (bx*ex + by*ey + bz*ez) * ie2
 	// gradients g2 = -n1·el/l1, g3 = -n2·el/l2, g0 = (t2-1)g2 + (t3-1)g3,
 	// g1 = -t2·g2 - t3·g3
 	q22, q33, q23 := e2*inv1, e2*inv2, e2*dot*inv1*inv2
@@ -242,33 +245,51 @@ func projectDihedral(pos []vec.Vec3, w []float64, v [4]int32, rest, alphaT, lamb
 	return dl
 }
 
-// atan2 is math.Atan2 to within 6e-9 rad for finite arguments, about twice
-// as fast: an odd degree-17 polynomial fitted (minimax) to atan on [0, 1]
-// after reducing by octant. atan2(0, 0) = 0 and atan2(±0, x<0) = π, so the
-// result is in (-π, π]. Rest angles use it too, so a mesh at rest has
-// C = 0 exactly.
-func atan2(y, x float64) float64 {
-	ax, ay := math.Abs(x), math.Abs(y)
-	hi, lo := ax, ay
-	if ay > ax {
-		hi, lo = ay, ax
+// hingeAngle returns the angle θ in (-π, π] with y = r·sin θ and
+// x = r·cos θ, where r = sqrt(x² + y²) > 0 is given (the dihedral
+// kernels get it for one square root from |n1|²|n2|²). It uses the
+// half-angle identity tan(θ/2) = y/(r + x), so for |θ| <= 90 degrees (x >= 0,
+// nearly every hinge of a cloth) it needs one division and one polynomial,
+// with no octant reduction and no data-dependent branch; beyond 90 degrees
+// it uses cot(θ/2) = (r + x)/y. θ matches math.Atan2(y, x) within 2e-9 rad
+// (twice atanPoly's error). hingeAngle(0, 0, 0) = 0 and
+// hingeAngle(±0, x<0, -x) = π. Rest angles use it too, so a mesh at rest
+// has C = 0 exactly.
+func hingeAngle(y, x, r float64) float64 {
+	if x >= 0 {
+		d := r + x
+		if d == 0 {
+			return 0
+		}
+		return 2 * atanPoly(y/d)
 	}
-	if hi == 0 {
-		return 0
+	if y == 0 {
+		return math.Pi
 	}
-	t := lo / hi
+	return math.Copysign(math.Pi, y) - 2*atanPoly((r+x)/y)
+}
+
+// atanPoly is atan(t) for |t| <= 1 within 9e-10 rad: an odd degree-19
+// polynomial fitted (minimax, Lawson's iteration) to atan on [0, 1],
+// evaluated with Estrin's scheme so its dependency chain is short.
+func atanPoly(t float64) float64 {
+	const (
+		c0 = 0.9999999805603087
+		c1 = -0.3333318037667758
+		c2 = 0.199964368070624
+		c3 = -0.14247222619423164
+		c4 = 0.10878009636203566
+		c5 = -0.08213760864659597
+		c6 = 0.05502808695310252
+		c7 = -0.0284907620831049
+		c8 = 0.00956733272019264
+		c9 = -0.0015093014719949616
+	)
 	s := t * t
-	r := t * (0.9999998863841009 + s*(-0.3333259703158117+s*(0.19985906802091258+s*(-0.14161229369754152+
-		s*(0.10498946547312847+s*(-0.07234858089963785+s*(0.03978122991636279+s*(-0.014401360878451577+
-			s*0.002456725150604147))))))))
-	if ay > ax {
-		r = math.Pi/2 - r
-	}
-	if x < 0 {
-		r = math.Pi - r
-	}
-	if y < 0 {
-		r = -r
-	}
-	return r
+	s2 := s * s
+	s4 := s2 * s2
+	lo := (c0 + c1*s) + s2*(c2+c3*s)
+	mid := (c4 + c5*s) + s2*(c6+c7*s)
+	hi := c8 + c9*s
+	return t * (lo + s4*(mid+s4*hi))
 }

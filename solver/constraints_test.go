@@ -125,23 +125,28 @@ func TestSolveTetherAndAttach(t *testing.T) {
 	}
 }
 
-func TestAtan2(t *testing.T) {
+func TestHingeAngle(t *testing.T) {
 	worst := 0.0
-	for i := 0; i <= 3600; i++ {
-		a := -math.Pi + 2*math.Pi*float64(i)/3600
+	for i := 0; i <= 36000; i++ {
+		a := -math.Pi + 2*math.Pi*float64(i)/36000
 		for _, r := range []float64{1e-9, 1, 1e6} {
 			y, x := r*math.Sin(a), r*math.Cos(a)
-			worst = math.Max(worst, math.Abs(atan2(y, x)-math.Atan2(y, x)))
+			d := math.Abs(hingeAngle(y, x, math.Hypot(x, y)) - math.Atan2(y, x))
+			if d > math.Pi { // -π and π are the same angle
+				d = 2*math.Pi - d
+			}
+			worst = math.Max(worst, d)
 		}
 	}
 	if worst > 1e-8 {
-		t.Errorf("atan2 max error vs math.Atan2 = %.3g rad, want <= 1e-8", worst)
+		t.Errorf("hingeAngle max error vs math.Atan2 = %.3g rad, want <= 1e-8", worst)
 	}
 	for _, c := range []struct{ y, x, want float64 }{
 		{0, 0, 0}, {0, 1, 0}, {0, -1, math.Pi}, {1, 0, math.Pi / 2}, {-1, 0, -math.Pi / 2}, {1, 1, math.Pi / 4},
+		{1e-300, -1, math.Pi}, {-1e-300, -1, -math.Pi}, {-1, -1, -3 * math.Pi / 4},
 	} {
-		if got := atan2(c.y, c.x); math.Abs(got-c.want) > 1e-8 {
-			t.Errorf("atan2(%g, %g) = %g, want %g", c.y, c.x, got, c.want)
+		if got := hingeAngle(c.y, c.x, math.Hypot(c.x, c.y)); math.Abs(got-c.want) > 1e-8 {
+			t.Errorf("hingeAngle(%g, %g) = %g, want %g", c.y, c.x, got, c.want)
 		}
 	}
 }

@@ -251,30 +251,39 @@ func (m *Model) buildLimits() {
 // are pulled along the path and the inner vertices towards the inside of
 // its bends, as a taut rope would. It returns dlambda.
 func projectRope(pos []vec.Vec3, w []float64, path []int32, maxLen, alphaT, lambda float64) float64 {
-	// length, unit segment vectors and generalised inverse mass
+	// segment vectors and the path length; a slack rope that has not
+	// pulled in this substep (the common case) stops here
+	var u [limitRopeSegments][3]float64
+	var sl [limitRopeSegments]float64
+	n := len(path) - 1
+	l := 0.0
+	for i := 0; i < n; i++ {
+		p0, p1 := &pos[path[i]], &pos[path[i+1]]
+		dx, dy, dz := p1.X-p0.X, p1.Y-p0.Y, p1.Z-p0.Z
+		d := math.Sqrt(dx*dx + dy*dy + dz*dz)
+		u[i] = [3]float64{dx, dy, dz}
+		sl[i] = d
+		l += d
+	}
+	if lambda == 0 && l <= maxLen {
+		return 0
+	}
+	// unit segment vectors and generalised inverse mass
 	// sum_i w_i |grad_i C|²
-	var u [limitRopeSegments + 1][3]float64
-	var l, den float64
-	last := len(path) - 1
+	var den float64
 	var px, py, pz float64 // previous unit vector
 	for i, v := range path {
 		var nx, ny, nz float64
-		if i < last {
-			p0, p1 := &pos[v], &pos[path[i+1]]
-			dx, dy, dz := p1.X-p0.X, p1.Y-p0.Y, p1.Z-p0.Z
-			d := math.Sqrt(dx*dx + dy*dy + dz*dz)
-			l += d
-			if d > 1e-12 {
-				nx, ny, nz = dx/d, dy/d, dz/d
+		if i < n {
+			if d := sl[i]; d > 1e-12 {
+				inv := 1 / d
+				nx, ny, nz = u[i][0]*inv, u[i][1]*inv, u[i][2]*inv
 			}
 			u[i] = [3]float64{nx, ny, nz}
 		}
 		gx, gy, gz := px-nx, py-ny, pz-nz
 		den += w[v] * (gx*gx + gy*gy + gz*gz)
 		px, py, pz = nx, ny, nz
-	}
-	if lambda == 0 && l <= maxLen {
-		return 0
 	}
 	if den+alphaT < 1e-30 {
 		return 0
@@ -286,17 +295,17 @@ func projectRope(pos []vec.Vec3, w []float64, path []int32, maxLen, alphaT, lamb
 	// apply the gradient taken before any vertex moved
 	px, py, pz = 0, 0, 0
 	for i, v := range path {
-		var n [3]float64
-		if i < last {
-			n = u[i]
+		var nx, ny, nz float64
+		if i < n {
+			nx, ny, nz = u[i][0], u[i][1], u[i][2]
 		}
 		if s := w[v] * dl; s != 0 {
 			p := &pos[v]
-			p.X += s * (px - n[0])
-			p.Y += s * (py - n[1])
-			p.Z += s * (pz - n[2])
+			p.X += s * (px - nx)
+			p.Y += s * (py - ny)
+			p.Z += s * (pz - nz)
 		}
-		px, py, pz = n[0], n[1], n[2]
+		px, py, pz = nx, ny, nz
 	}
 	return dl
 }
