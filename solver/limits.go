@@ -2,7 +2,6 @@ package solver
 
 import (
 	"math"
-	"slices"
 
 	"github.com/drape-sim/drape/internal/vec"
 )
@@ -34,14 +33,19 @@ import (
 // StretchStiffness, and at the default 1e4 N/m the physical strain of
 // hanging cloth stays far below 0.1 % either way.
 
-// limitBlock holds the stretch limits sorted by level (coarse first) and by
-// colour within a level (struct of slices).
+// limitBlock holds the stretch limits grouped by chain (each chain's limits
+// coarse level first, then along the chain) and the chains sorted by
+// colour (struct of slices). Two chains of one colour share no vertex, so
+// the chains of a colour are projected in parallel, each chain's limits in
+// order by one goroutine: a handful of phases per substep however many
+// levels and limits there are.
 type limitBlock struct {
-	path    []int32   // limit i spans the vertices path[off[i]:off[i+1]]
-	off     []int32   // len = limits+1
-	maxLen  []float64 // rest length of the edge path [m]
-	alpha   []float64 // compliance [m/N]
-	colours []int     // colour c is v[colours[c]:colours[c+1]]
+	path     []int32   // limit i spans the vertices path[off[i]:off[i+1]]
+	off      []int32   // len = limits+1
+	maxLen   []float64 // rest length of the edge path [m]
+	alpha    []float64 // compliance [m/N]
+	chainOff []int32   // chain k holds limits chainOff[k]:chainOff[k+1]
+	colours  []int     // colour c is chains colours[c]:colours[c+1]
 }
 
 // limitStraightTol is how much longer than the rest distance a path may be
@@ -88,13 +92,17 @@ const limitMinCos = 0.966
 // any mesh): edge (u, v) continues at v with the edge (v, w) that turns
 // least, if the turn is below 15 degrees and (v, w) also picks (u, v) back.
 // Along each chain c_0 .. c_L it adds limits between c_{j·s} and
-// c_{min((j+1)·s, L)} for s = 2, 4, 8, ... < L, with maxLen the rest path
+// c_{min((j+1)·s, L)} for s = 4, 8, 16, ... <= L, with maxLen the rest path
 // length between them, and keeps those whose path is within 1 % of
-// straight. About one limit per edge in all; coarse levels come first.
+// straight. About one limit per edge in all. Each chain keeps its limits
+// together, coarse levels first, and the chains are coloured so that no two
+// of one colour share a vertex.
 func (m *Model) buildLimits() {
 	p := m.Params
 	b := &m.limit
 	b.colours = []int{0}
+	b.chainOff = []int32{0}
+	b.off = []int32{0}
 	if p.StretchStiffness <= 0 || len(m.stretch.v) == 0 {
 		return
 	}
@@ -157,11 +165,12 @@ func (m *Model) buildLimits() {
 		}
 	}
 	type limit struct {
-		a, b  int32 // path is verts[a:b]
-		d     float64
-		level int
+		a, b int32 // path is verts[a:b]
+		d    float64
 	}
 	var lims []limit
+	var chainOff []int32 // chain k holds lims[chainOff[k]:chainOff[k+1]]
+	var spans []int
 	var verts []int32
 	var chain []int32
 	var plen []float64
@@ -199,12 +208,17 @@ func (m *Model) buildLimits() {
 		if L < 2 {
 			continue
 		}
-		level := 0
-		for s := limitMinSpan; s <= L; s *= 2 {
-			level++
-			step := max(1, s/limitRopeSegments)
-			for j := 0; j*s < L; j++ {
-				i0, i1 := j*s, min((j+1)*s, L)
+		// coarse levels first
+		spans = spans[:0]
+		for sp := limitMinSpan; sp <= L; sp *= 2 {
+			spans = append(spans, sp)
+		}
+		first := len(lims)
+		for k := len(spans) - 1; k >= 0; k-- {
+			sp := spans[k]
+			step := max(1, sp/limitRopeSegments)
+			for j := 0; j*sp < L; j++ {
+				i0, i1 := j*sp, min((j+1)*sp, L)
 				u, v := chain[i0], chain[i1]
 				if i1-i0 < 2 || u == v || (m.InvMass[u] == 0 && m.InvMass[v] == 0) {
 					continue
@@ -214,31 +228,36 @@ func (m *Model) buildLimits() {
 					verts = append(verts, chain[i])
 				}
 				verts = append(verts, v)
-				lims = append(lims, limit{a, int32(len(verts)), plen[i1] - plen[i0], level})
+				lims = append(lims, limit{a, int32(len(verts)), plen[i1] - plen[i0]})
 			}
 		}
-	}
-	// coarse levels first, then by first vertex
-	slices.SortStableFunc(lims, func(a, b limit) int {
-		if a.level != b.level {
-			return b.level - a.level
+		if len(lims) > first {
+			chainOff = append(chainOff, int32(first))
 		}
-		return int(verts[a.a] - verts[b.a])
-	})
-	pos, starts := colourConstraints(len(rest), len(lims), func(i int) []int32 { return verts[lims[i].a:lims[i].b] })
-	sorted := make([]limit, len(lims))
-	for i, c := range pos {
-		sorted[c] = lims[i]
+	}
+	chainOff = append(chainOff, int32(len(lims)))
+	nch := len(chainOff) - 1
+	// a chain's vertices are those of its limits' paths (its first limit
+	// starts them in verts, its last ends them)
+	chainVerts := func(k int) []int32 {
+		return verts[lims[chainOff[k]].a:lims[chainOff[k+1]-1].b]
+	}
+	pos, starts := colourConstraints(len(rest), nch, chainVerts)
+	order := make([]int, nch)
+	for k, c := range pos {
+		order[c] = k
 	}
 	b.colours = starts
-	b.off = make([]int32, 1, len(lims)+1)
-	b.maxLen = make([]float64, len(lims))
-	b.alpha = make([]float64, len(lims))
-	for i, l := range sorted {
-		b.path = append(b.path, verts[l.a:l.b]...)
-		b.off = append(b.off, int32(len(b.path)))
-		b.maxLen[i] = l.d
-		b.alpha[i] = aPerLen * l.d
+	b.maxLen = make([]float64, 0, len(lims))
+	b.alpha = make([]float64, 0, len(lims))
+	for _, k := range order {
+		for _, l := range lims[chainOff[k]:chainOff[k+1]] {
+			b.path = append(b.path, verts[l.a:l.b]...)
+			b.off = append(b.off, int32(len(b.path)))
+			b.maxLen = append(b.maxLen, l.d)
+			b.alpha = append(b.alpha, aPerLen*l.d)
+		}
+		b.chainOff = append(b.chainOff, int32(len(b.maxLen)))
 	}
 }
 

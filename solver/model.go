@@ -132,7 +132,7 @@ func (m *Model) NumConstraints() (stretch, bend, tether int) {
 }
 
 // NumLimits returns the number of hierarchical stretch limits (XPBD only)
-// and their colour groups.
+// and the colour groups of their chains.
 func (m *Model) NumLimits() (limits, colours int) {
 	return len(m.limit.maxLen), len(m.limit.colours) - 1
 }
@@ -210,7 +210,7 @@ func NewModel(rest []vec.Vec3, tris [][3]int32, pins []Pin, p Params) (*Model, e
 	if p.Solver == SolverXPBD {
 		m.buildLimits()
 	} else {
-		m.limit.colours = []int{0}
+		m.limit = limitBlock{colours: []int{0}, chainOff: []int32{0}, off: []int32{0}}
 	}
 	m.buildBend()
 	if p.Tethers {

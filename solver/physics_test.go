@@ -344,7 +344,7 @@ func TestColouringValid(t *testing.T) {
 					seen := map[int32]int{}
 					for i := starts[k]; i < starts[k+1]; i++ {
 						for _, v := range verts(i) {
-							if j, ok := seen[v]; ok {
+							if j, ok := seen[v]; ok && j != i { // a chain may revisit its own vertices
 								t.Fatalf("%s %s colour %d: constraints %d and %d share vertex %d", c.name, kind, k, j, i, v)
 							}
 							seen[v] = i
@@ -354,10 +354,18 @@ func TestColouringValid(t *testing.T) {
 			}
 			check("stretch", m.stretch.colours, func(i int) []int32 { return m.stretch.v[i][:] }, len(m.Topo.Edges))
 			check("bend", m.bend.colours, func(i int) []int32 { return m.bend.v[i][:] }, len(m.bend.v))
+			// limits are coloured by chain: a chain's limits are projected
+			// in order by one goroutine, so no two chains of a colour may
+			// share a vertex of any of their limits
 			lb := &m.limit
-			check("limit", lb.colours, func(i int) []int32 { return lb.path[lb.off[i]:lb.off[i+1]] }, len(lb.maxLen))
+			nch := len(lb.chainOff) - 1
+			check("limit chain", lb.colours, func(i int) []int32 { return lb.path[lb.off[lb.chainOff[i]]:lb.off[lb.chainOff[i+1]]] }, nch)
+			if nl, _ := m.NumLimits(); int(lb.chainOff[nch]) != nl {
+				t.Errorf("%s limit chains cover %d limits, want %d", c.name, lb.chainOff[nch], nl)
+			}
 			ns, nb := m.NumColours()
-			t.Logf("%s: %d stretch colours, %d bending colours", c.name, ns, nb)
+			nl, nlc := m.NumLimits()
+			t.Logf("%s: %d stretch colours, %d bending colours, %d limits in %d chains in %d colours", c.name, ns, nb, nl, nch, nlc)
 		})
 	}
 	// overflow beyond 64 colours: a fan of 100 triangles around vertex 0

@@ -157,13 +157,22 @@ func (p *pool) publish(count int, fn func(lo, hi int), size int) {
 // run calls fn over [0, count) split among the workers and waits for all.
 // Small phases run on the calling goroutine alone.
 func (p *pool) run(count int, fn func(lo, hi int)) {
-	if p.n == 1 || !p.awake || count < 2*minChunk {
+	p.runWork(count, count, fn)
+}
+
+// runWork is run for count items that together hold about work units of
+// minChunk's size (constraints, vertices): the phase is cut by work, so
+// a few heavy items (chains of limits) are split as finely as many light
+// ones.
+func (p *pool) runWork(count, work int, fn func(lo, hi int)) {
+	if p.n == 1 || !p.awake || work < 2*minChunk || count < 2 {
 		fn(0, count)
 		return
 	}
-	// about 4 chunks per worker, at least minChunk/2 items each, and at
+	// about 4 chunks per worker, at least minChunk/2 work each, and at
 	// most 1<<16 - 1 chunks
-	size := max(minChunk/2, (count+4*p.n-1)/(4*p.n), count/0xffff+1)
+	chunks := min(4*p.n, work/(minChunk/2), count)
+	size := max((count+chunks-1)/chunks, count/0xffff+1)
 	p.publish(count, fn, size)
 	t := p.ticket.Load()
 	p.claim(t >> 32)

@@ -89,7 +89,7 @@ func (x *XPBD) step(k, n int, t, dt float64) {
 	clear(x.lamL)
 	for it := 0; it < p.Iterations; it++ {
 		x.projectSoftPins(t + dt)
-		x.runColours(m.limit.colours, x.fnLim)
+		x.runLimits()
 		x.runColours(m.stretch.colours, x.fnStr)
 		x.runColours(m.bend.colours, x.fnBend)
 	}
@@ -105,6 +105,16 @@ func (x *XPBD) runColours(starts []int, fn func(lo, hi int)) {
 	for c := 0; c+1 < len(starts); c++ {
 		x.cBase = starts[c]
 		x.pool.run(starts[c+1]-starts[c], fn)
+	}
+}
+
+// runLimits projects the stretch limits, one phase per chain colour.
+func (x *XPBD) runLimits() {
+	b := &x.m.limit
+	for c := 0; c+1 < len(b.colours); c++ {
+		x.cBase = b.colours[c]
+		lo, hi := b.colours[c], b.colours[c+1]
+		x.pool.runWork(hi-lo, int(b.chainOff[hi]-b.chainOff[lo]), x.fnLim)
 	}
 }
 
@@ -168,11 +178,13 @@ func (x *XPBD) projectStretch(lo, hi int) {
 	}
 }
 
+// projectLimits projects the limits of chains [lo, hi) of the current
+// colour, each chain's in order.
 func (x *XPBD) projectLimits(lo, hi int) {
 	b := &x.m.limit
 	pos, w, inv := x.s.Pos, x.m.InvMass, x.invDt2
 	lo, hi = lo+x.cBase, hi+x.cBase
-	for i := lo; i < hi; i++ {
+	for i := b.chainOff[lo]; i < b.chainOff[hi]; i++ {
 		x.lamL[i] += projectRope(pos, w, b.path[b.off[i]:b.off[i+1]], b.maxLen[i], b.alpha[i]*inv, x.lamL[i])
 	}
 }
