@@ -205,7 +205,14 @@ func projectDihedral(pos []vec.Vec3, w []float64, v [4]int32, rest, alphaT, lamb
 	// (n1 × n2)·e, (n1·n2)·|e| and their norm |e|·|n1|·|n2|
 	cx, cy, cz := n1y*n2z-n1z*n2y, n1z*n2x-n1x*n2z, n1x*n2y-n1y*n2x
 	dot := n1x*n2x + n1y*n2y + n1z*n2z
-	theta := hingeAngle(cx*ex+cy*ey+cz*ez, dot*el, el*math.Sqrt(l1*l2))
+	// hingeAngle, with its |θ| <= 90 degree case inlined (r > 0 here)
+	y, x, r := cx*ex+cy*ey+cz*ez, dot*el, el*math.Sqrt(l1*l2)
+	var theta float64
+	if x >= 0 {
+		theta = 2 * atanPoly(y/(r+x))
+	} else {
+		theta = hingeAngle(y, x, r)
+	}
 	c := wrapAngle(theta - rest)
 	inv1, inv2, ie2 := 1/l1, 1/l2, 1/e2
 	t2 := (ax*ex + ay*ey + az*ez) * ie2

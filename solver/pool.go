@@ -30,6 +30,12 @@ type pool struct {
 	count int
 	size  int // items per chunk
 
+	// the caller sleeps on finished after spinning spinWait polls for
+	// chunks that a (possibly descheduled) worker still runs; waiting is
+	// 1 while it sleeps, and whoever moves it back to 0 owns the wake-up
+	waiting  atomic.Int32
+	finished chan struct{}
+
 	mu       sync.Mutex
 	cond     *sync.Cond
 	sleepers atomic.Int32
@@ -46,8 +52,13 @@ const minChunk = 1024
 // sleeps.
 const spinIdle = 2000
 
+// spinWait is how many polls the caller makes for the last chunks of a
+// phase before it sleeps until they are done, leaving its core to the
+// workers on a machine busy with other work.
+const spinWait = 4000
+
 func newPool(n int) *pool {
-	p := &pool{n: n}
+	p := &pool{n: n, finished: make(chan struct{}, 1)}
 	p.cond = sync.NewCond(&p.mu)
 	for w := 1; w < n; w++ {
 		c := make(chan uint64)
@@ -108,7 +119,9 @@ func (p *pool) claim(gen uint64) {
 		lo := c * p.size
 		hi := min(lo+p.size, p.count)
 		p.fn(lo, hi)
-		p.done.Add(1)
+		if p.done.Add(1) == int64(nc) && p.waiting.CompareAndSwap(1, 0) {
+			p.finished <- struct{}{}
+		}
 	}
 }
 
@@ -176,10 +189,25 @@ func (p *pool) runWork(count, work int, fn func(lo, hi int)) {
 	p.publish(count, fn, size)
 	t := p.ticket.Load()
 	p.claim(t >> 32)
-	for spins, nc := 0, int64(t>>16&0xffff); p.done.Load() != nc; spins++ {
+	p.wait(int64(t >> 16 & 0xffff))
+}
+
+// wait returns when nc chunks of the current phase are done: it spins,
+// then sleeps until the worker that finishes the last chunk wakes it.
+func (p *pool) wait(nc int64) {
+	for spins := 0; p.done.Load() != nc; spins++ {
 		if spins&63 == 63 {
 			runtime.Gosched()
 		}
+		if spins < spinWait {
+			continue
+		}
+		p.waiting.Store(1)
+		if p.done.Load() == nc && p.waiting.CompareAndSwap(1, 0) {
+			return // finished meanwhile, and no worker saw waiting
+		}
+		<-p.finished
+		return
 	}
 }
 

@@ -196,6 +196,13 @@ func (b *base) diverged(s *State, f *Frame, substeps int) error {
 // at time t: gravity plus the aerodynamic forces (air drag and wind, seed
 // 002) of its triangles divided by its mass. Velocities are s.Vel.
 func (b *base) externalAccel(t float64) {
+	b.triPhase(t)
+	b.pool.run(len(b.acc), b.fnAcc)
+}
+
+// triPhase computes the per-triangle aerodynamic forces at time t into
+// b.triF (if there is air drag); gatherAccel then sums them per vertex.
+func (b *base) triPhase(t float64) {
 	b.t = t
 	p := &b.m.Params
 	b.aero = p.AirDrag > 0
@@ -205,7 +212,6 @@ func (b *base) externalAccel(t float64) {
 	if b.aero {
 		b.pool.run(len(b.triF), b.fnTri)
 	}
-	b.pool.run(len(b.acc), b.fnAcc)
 }
 
 func (b *base) triForces(lo, hi int) {

@@ -51,9 +51,13 @@ type XPBD struct {
 // NewXPBD returns an XPBD integrator for m.
 func NewXPBD(m *Model) *XPBD {
 	x := &XPBD{base: newBase(m)}
-	x.lamS = make([]float64, len(m.stretch.v))
-	x.lamB = make([]float64, len(m.bend.v))
-	x.lamL = make([]float64, len(m.limit.maxLen))
+	// the multipliers carry over between iterations of one substep; with
+	// one iteration they always start at 0 and are never read again
+	if m.Params.Iterations > 1 {
+		x.lamS = make([]float64, len(m.stretch.v))
+		x.lamB = make([]float64, len(m.bend.v))
+		x.lamL = make([]float64, len(m.limit.maxLen))
+	}
 	x.fnLim = x.projectLimits
 	x.fnPred, x.fnVel = x.predict, x.updateVel
 	x.fnStr, x.fnBend, x.fnTeth = x.projectStretch, x.projectBend, x.projectTethers
@@ -78,8 +82,9 @@ func (x *XPBD) step(k, n int, t, dt float64) {
 	x.damp = math.Exp(-p.Damping * dt)
 	x.first, x.last = k == 0, k == n-1
 
-	// predict
-	x.externalAccel(t)
+	// external forces and predict (one phase per vertex after the
+	// per-triangle aerodynamic forces)
+	x.triPhase(t)
 	x.pool.run(len(m.Rest), x.fnPred)
 
 	// project
@@ -119,6 +124,7 @@ func (x *XPBD) runLimits() {
 }
 
 func (x *XPBD) predict(lo, hi int) {
+	x.gatherAccel(lo, hi)
 	predict(x.s.Pos[lo:hi], x.s.Prev[lo:hi], x.s.Vel[lo:hi], x.acc[lo:hi], x.m.InvMass[lo:hi], x.dt, x.damp, x.first)
 }
 
@@ -172,7 +178,14 @@ func (x *XPBD) projectStretch(lo, hi int) {
 	b := &x.m.stretch
 	pos, w, inv := x.s.Pos, x.m.InvMass, x.invDt2
 	lo, hi = lo+x.cBase, hi+x.cBase
-	vs, rest, al, alc, lam := b.v[lo:hi], b.rest[lo:hi], b.alpha[lo:hi], b.alphaC[lo:hi], x.lamS[lo:hi]
+	vs, rest, al, alc := b.v[lo:hi], b.rest[lo:hi], b.alpha[lo:hi], b.alphaC[lo:hi]
+	if x.lamS == nil {
+		for i, v := range vs {
+			projectDistance(pos, w, v, rest[i], al[i]*inv, alc[i]*inv, 0)
+		}
+		return
+	}
+	lam := x.lamS[lo:hi]
 	for i, v := range vs {
 		lam[i] += projectDistance(pos, w, v, rest[i], al[i]*inv, alc[i]*inv, lam[i])
 	}
@@ -184,6 +197,12 @@ func (x *XPBD) projectLimits(lo, hi int) {
 	b := &x.m.limit
 	pos, w, inv := x.s.Pos, x.m.InvMass, x.invDt2
 	lo, hi = lo+x.cBase, hi+x.cBase
+	if x.lamL == nil {
+		for i := b.chainOff[lo]; i < b.chainOff[hi]; i++ {
+			projectRope(pos, w, b.path[b.off[i]:b.off[i+1]], b.maxLen[i], b.alpha[i]*inv, 0)
+		}
+		return
+	}
 	for i := b.chainOff[lo]; i < b.chainOff[hi]; i++ {
 		x.lamL[i] += projectRope(pos, w, b.path[b.off[i]:b.off[i+1]], b.maxLen[i], b.alpha[i]*inv, x.lamL[i])
 	}
@@ -193,7 +212,14 @@ func (x *XPBD) projectBend(lo, hi int) {
 	b := &x.m.bend
 	pos, w, inv := x.s.Pos, x.m.InvMass, x.invDt2
 	lo, hi = lo+x.cBase, hi+x.cBase
-	vs, rest, al, lam := b.v[lo:hi], b.rest[lo:hi], b.alpha[lo:hi], x.lamB[lo:hi]
+	vs, rest, al := b.v[lo:hi], b.rest[lo:hi], b.alpha[lo:hi]
+	if x.lamB == nil {
+		for i, v := range vs {
+			projectDihedral(pos, w, v, rest[i], al[i]*inv, 0)
+		}
+		return
+	}
+	lam := x.lamB[lo:hi]
 	for i, v := range vs {
 		lam[i] += projectDihedral(pos, w, v, rest[i], al[i]*inv, lam[i])
 	}
