@@ -13,29 +13,44 @@ import (
 // edge it shares no vertex with (Bridson, Fedkiw, Anderson 2002; Müller et
 // al. 2007 §4.4; seed 004), on the side it came from.
 //
-// Candidate pairs are a Verlet neighbour list: pairs closer than
-// h + skin at the positions of the last rebuild (a spatial hash, seed 001,
-// over cells as large as the longest edge plus the search radius). The
-// distance of a pair changes by at most twice the largest vertex
-// displacement relative to the cloth's mean displacement, so the list
-// stays complete until that exceeds skin/2; it is rebuilt then, from the
-// substep's start positions with a skin of selfSkinFactor times the
-// substep's largest relative displacement (at least h). Displacements are
-// clamped to selfMaxRel·h per substep (Ten Minute Physics' velocity
-// clamp) so the list stays bounded. Pairs already closer than h in the rest mesh
-// keep their rest distance instead.
+// Candidate pairs are a neighbour list with a skin per vertex. At a
+// rebuild (from a substep's start positions x0, which are resolved) each
+// vertex v gets an allowance s_v: how far it may move, relative to the
+// mean motion of the cloth, before the list must be rebuilt. A pair is
+// listed when it is closer than h + margin + s_v + s_t at x0 (s_t the
+// largest allowance of the other side's vertices), so while every vertex
+// stays within its allowance the list holds every pair that can come
+// closer than h + margin. The allowance is selfSkinMin·h plus
+// selfSkinFactor times the vertex's relative displacement in the rebuild's
+// substep: a resting heap keeps a list of near neighbours only, and a
+// vertex that falls fast pairs with what lies along its path, without
+// inflating the search for the rest of the cloth. Candidates come from a
+// spatial hash (seed 001) of the inflated boxes of vertices, triangles and
+// edges; a pair is reported in the one cell holding the low corner of the
+// overlap of its two boxes. Displacements relative to the cloth's mean
+// motion are clamped to selfMaxRel·h per substep (Ten Minute Physics'
+// velocity clamp): the side memories below are only trustworthy when no
+// pair moves much more than the thickness in one substep. Pairs already
+// closer than h in the rest mesh keep their rest distance instead.
 //
-// Projection is Jacobi with averaging (each vertex moves by the mean of the
-// corrections of its active pairs), selfIterations times per substep, so
-// it runs in parallel over pairs and then over vertices with no shared
-// writes; every order is fixed, so the result does not depend on the
-// thread count.
+// Every substep, one parallel pass over the list refreshes each pair's
+// side memory from the substep's start positions and picks the pairs near
+// contact at the current positions (closer than h + margin, or crossed);
+// only those are projected, with selfSweeps Gauss-Seidel sweeps in pair
+// order (serial: they are few, and Gauss-Seidel converges where Jacobi
+// averaging leaves stacked layers interpenetrating), selfIterations times
+// with the colliders in between. Vertices a collider supports get a
+// smaller inverse mass there (collision.wSelf), so layers stacked on the
+// ground are pushed up rather than into it. A pair still crossed at the
+// end sends its vertices back to the substep's start (failSafe). Every
+// order is fixed, so the result does not depend on the thread count.
 type selfCollision struct {
 	b    *base
 	m    *Model
 	h    float64
 	mu   float64
-	lmax float64 // longest rest edge [m]
+	lmax float64   // longest rest edge [m]
+	w    []float64 // inverse masses of the projection (collision.wSelf)
 
 	edges    [][2]int32
 	restC    []vec.Vec3 // per triangle: rest centroid
@@ -44,34 +59,33 @@ type selfCollision struct {
 
 	// neighbour list
 	x0       []vec.Vec3 // positions at the last rebuild
+	skin     []float64  // per vertex allowance since the last rebuild [m]
 	valid    bool
-	skin     float64
-	r        float64 // search radius h + skin of the last rebuild
-	Rebuilds int     // rebuild count (statistics for tests and benchmarks)
+	Rebuilds int // rebuild count (statistics for tests and benchmarks)
 
 	// spatial hash
 	inv        float64 // 1 / cell size
 	mask       uint32
 	vg, tg, eg grid
-	tlo, thi   []vec.Vec3 // triangle boxes inflated by r
-	elo, ehi   []vec.Vec3 // edge boxes inflated by r/2
+	vlo, vhi   []vec.Vec3 // vertex boxes: x0 ± skin
+	tlo, thi   []vec.Vec3 // triangle boxes inflated by h + margin + skin
+	elo, ehi   []vec.Vec3 // edge boxes inflated by (h + margin)/2 + skin
 
 	// pairs, and those of the previous rebuild indexed by vertex / edge
 	vt, vtOld []vtPair
 	ee, eeOld []eePair
 	vtOldAt   csr
 	eeOldAt   csr
-	out       [][4]vec.Vec3 // corrections, VT pairs then EE pairs
-	on        []bool
-	act       []int32 // active pairs of the current iteration
-	inc       []int32 // vertex -> pair incidences, code = pair·4 + slot
-	incStart  []int32
-	friction  bool
+	nearFlag  []bool
+	crossFlag []bool
+	Reverts   int     // vertices put back by the fail-safe (statistics)
+	sides     bool    // pick refreshes the side memories
+	near      []int32 // pairs near contact this substep (VT, then EE + len(vt))
 
 	slots []pairSlot
 	next  atomic.Int32
 
-	fnPairs, fnNarrow, fnBoxes, fnRefresh func(lo, hi int)
+	fnNarrow, fnBoxes, fnRefresh func(lo, hi int)
 }
 
 // vtPair is a vertex-triangle proximity pair.
@@ -142,10 +156,28 @@ type gridEnt struct {
 }
 
 const (
-	selfIterations = 2
+	selfIterations = 3
 	selfSweeps     = 4
-	selfSkinFactor = 2.2
-	selfMaxRel     = 10.0
+	selfMaxRel     = 1.0
+
+	// selfContactInvMass scales the inverse mass of a vertex a collider
+	// supports in the self-collision projection.
+	selfContactInvMass = 0.1
+
+	// selfFailSafeRounds bounds the rounds of failSafe.
+	selfFailSafeRounds = 8
+
+	// selfMargin·h is added to the contact distance when pairs are listed
+	// and when near pairs are picked, for the pushes of the substep's own
+	// projections.
+	selfMargin = 0.5
+	// selfSkinMin·h is the smallest allowance, which lets a resting cloth
+	// jitter without rebuilding.
+	selfSkinMin = 0.25
+	// selfSkinFactor times a vertex's relative displacement in the
+	// rebuild's substep is added to its allowance: the list then lasts
+	// about that many substeps of steady motion.
+	selfSkinFactor = 2.0
 )
 
 func newSelfCollision(b *base) *selfCollision {
@@ -169,7 +201,8 @@ func newSelfCollision(b *base) *selfCollision {
 	}
 	nv := len(m.Rest)
 	sc.x0 = make([]vec.Vec3, nv)
-	sc.incStart = make([]int32, nv+1)
+	sc.skin = make([]float64, nv)
+	sc.vlo, sc.vhi = make([]vec.Vec3, nv), make([]vec.Vec3, nv)
 	sc.tlo, sc.thi = make([]vec.Vec3, len(tris)), make([]vec.Vec3, len(tris))
 	sc.elo, sc.ehi = make([]vec.Vec3, len(sc.edges)), make([]vec.Vec3, len(sc.edges))
 	size := uint32(1024)
@@ -180,12 +213,13 @@ func newSelfCollision(b *base) *selfCollision {
 	for _, g := range []*grid{&sc.vg, &sc.tg, &sc.eg} {
 		g.start = make([]int32, size+1)
 	}
-	sc.fnPairs, sc.fnNarrow, sc.fnBoxes, sc.fnRefresh = sc.solvePairs, sc.narrow, sc.boxes, sc.refresh
+	sc.fnNarrow, sc.fnBoxes, sc.fnRefresh = sc.narrow, sc.boxes, sc.refresh
 	return sc
 }
 
-// update clamps this substep's relative displacements and rebuilds the
-// neighbour list if it may have become incomplete.
+// update clamps this substep's relative displacements, rebuilds the
+// neighbour list if a vertex left its allowance, and picks the pairs near
+// contact.
 func (sc *selfCollision) update() {
 	pos, prev, w := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass
 	// mean displacement of the free vertices this substep and since the
@@ -204,68 +238,153 @@ func (sc *selfCollision) update() {
 		return
 	}
 	cs, c0 = cs.Scale(1/float64(nf)), c0.Scale(1/float64(nf))
-	// clamp displacements to selfMaxRel·h per substep (Ten Minute Physics'
-	// velocity clamp, far above cloth speeds: 10.8 m/s at the defaults) and
-	// measure the largest displacement relative to the mean
+	// clamp displacements to selfMaxRel·h per substep relative to the mean
+	// (Ten Minute Physics' velocity clamp: 1.08 m/s relative to the mean at
+	// the defaults) and check every vertex against its allowance
 	maxD := selfMaxRel * sc.h
-	mSub, mCum := 0.0, 0.0
+	ok := sc.valid
 	for v := range pos {
-		if w[v] == 0 {
-			continue
+		if w[v] != 0 {
+			d := pos[v].Sub(prev[v]).Sub(cs)
+			if l := d.Len(); l > maxD {
+				pos[v] = pos[v].AddScaled(d, maxD/l-1)
+			}
 		}
-		d := pos[v].Sub(prev[v])
-		if l := d.Len(); l > maxD {
-			pos[v] = prev[v].AddScaled(d, maxD/l)
+		if ok && pos[v].Sub(sc.x0[v]).Sub(c0).LenSq() > sc.skin[v]*sc.skin[v] {
+			ok = false
 		}
-		mSub = math.Max(mSub, pos[v].Sub(prev[v]).Sub(cs).Len())
-		mCum = math.Max(mCum, pos[v].Sub(sc.x0[v]).Sub(c0).Len())
 	}
-	if !sc.valid || mCum > sc.skin/2 {
-		sc.rebuild(math.Max(sc.h, selfSkinFactor*mSub))
+	if !ok {
+		hMin := selfSkinMin * sc.h
+		for v := range pos {
+			sc.skin[v] = hMin + selfSkinFactor*pos[v].Sub(prev[v]).Sub(cs).Len()
+		}
+		sc.rebuild()
 	}
-	sc.b.pool.run(len(sc.vt)+len(sc.ee), sc.fnRefresh)
+	sc.pick(true)
+}
+
+// pick flags the pairs closer than h + margin at the current positions (or
+// crossed), refreshing the side memories first if sides is set, and lists
+// them in sc.near.
+func (sc *selfCollision) pick(sides bool) {
+	sc.sides = sides
+	n := len(sc.vt) + len(sc.ee)
+	if cap(sc.nearFlag) < n {
+		sc.nearFlag = make([]bool, n, n+n/2)
+		sc.crossFlag = make([]bool, n, n+n/2)
+	}
+	sc.nearFlag, sc.crossFlag = sc.nearFlag[:n], sc.crossFlag[:n]
+	sc.b.pool.run(n, sc.fnRefresh)
+	sc.near = sc.near[:0]
+	for k, on := range sc.nearFlag {
+		if on {
+			sc.near = append(sc.near, int32(k))
+		}
+	}
 }
 
 // refresh updates every pair's side memory from the substep's start
-// positions (see vertexTriangleSide and edgeEdgeDir).
+// positions (see vertexTriangleSide and edgeEdgeDir) and flags the pairs
+// closer than h + margin at the current positions.
 func (sc *selfCollision) refresh(lo, hi int) {
-	prev, tris := sc.b.s.Prev, sc.m.Topo.Tris
+	pos, prev, tris := sc.b.s.Pos, sc.b.s.Prev, sc.m.Topo.Tris
 	nvt := len(sc.vt)
 	for k := lo; k < hi; k++ {
 		if k < nvt {
 			p := &sc.vt[k]
 			t := tris[p.t]
-			p.side = vertexTriangleSide([4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}, p.side)
+			if sc.sides {
+				p.side = vertexTriangleSide([4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}, p.side)
+			}
+			r := p.h + selfMargin*sc.h
+			x, a, b, c := pos[p.v], pos[t[0]], pos[t[1]], pos[t[2]]
+			// cheap rejection by the triangle's box first
+			if x.X < min(a.X, b.X, c.X)-r || x.X > max(a.X, b.X, c.X)+r ||
+				x.Y < min(a.Y, b.Y, c.Y)-r || x.Y > max(a.Y, b.Y, c.Y)+r ||
+				x.Z < min(a.Z, b.Z, c.Z)-r || x.Z > max(a.Z, b.Z, c.Z)+r {
+				cr := crossedTriangle([4]vec.Vec3{x, a, b, c}, [4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}, p.side)
+				sc.nearFlag[k], sc.crossFlag[k] = cr, cr
+				continue
+			}
+			u, v, ww := closestOnTriangle(x, a, b, c)
+			d := x.Sub(a.Scale(u).Add(b.Scale(v)).Add(c.Scale(ww)))
+			cr := x.Sub(a).Dot(b.Sub(a).Cross(c.Sub(a)))*p.side < 0 &&
+				(u > 0 && v > 0 && ww > 0 || crossedTriangle([4]vec.Vec3{x, a, b, c}, [4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}, p.side))
+			sc.nearFlag[k], sc.crossFlag[k] = cr || d.LenSq() < r*r, cr
 			continue
 		}
 		p := &sc.ee[k-nvt]
-		a, b := sc.edges[p.e0], sc.edges[p.e1]
-		p.n = edgeEdgeDir([4]vec.Vec3{prev[a[0]], prev[a[1]], prev[b[0]], prev[b[1]]}, p.n)
+		e0, e1 := sc.edges[p.e0], sc.edges[p.e1]
+		if sc.sides {
+			p.n = edgeEdgeDir([4]vec.Vec3{prev[e0[0]], prev[e0[1]], prev[e1[0]], prev[e1[1]]}, p.n)
+		}
+		a, b, c, d := pos[e0[0]], pos[e0[1]], pos[e1[0]], pos[e1[1]]
+		r := p.h + selfMargin*sc.h
+		s, t := closestSegments(a, b, c, d)
+		diff := a.Lerp(b, s).Sub(c.Lerp(d, t))
+		const eps = 1e-6
+		cr := diff.Dot(p.n) < 0 && s > eps && s < 1-eps && t > eps && t < 1-eps
+		sc.nearFlag[k], sc.crossFlag[k] = cr || diff.LenSq() < r*r, cr
 	}
 }
 
-// iterate finds the active pairs (parallel over all pairs) and projects
-// them with selfSweeps Gauss-Seidel sweeps in pair order (serial: the
-// active pairs are few, and Gauss-Seidel converges where Jacobi averaging
-// leaves stacked layers interpenetrating), with friction in the last sweep
-// if asked.
-func (sc *selfCollision) iterate(friction bool) {
-	sc.friction = false
-	sc.b.pool.run(len(sc.vt)+len(sc.ee), sc.fnPairs)
-	sc.act = sc.act[:0]
-	for k, on := range sc.on {
-		if on {
-			sc.act = append(sc.act, int32(k))
+// failSafe puts the vertices of every pair still crossed after the
+// iterations back where they started the substep (which was resolved),
+// and checks again, up to selfFailSafeRounds times: a crossing the
+// projection could not undo costs those vertices the substep's motion
+// instead of leaving the cloth interpenetrating. It returns the number of
+// pairs still crossed.
+func (sc *selfCollision) failSafe() int {
+	pos, prev, w, tris := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass, sc.m.Topo.Tris
+	nvt := len(sc.vt)
+	crossed := 0
+	for round := 0; round <= selfFailSafeRounds; round++ {
+		sc.pick(false)
+		crossed = 0
+		for _, k := range sc.near {
+			if !sc.crossFlag[k] {
+				continue
+			}
+			crossed++
+			if round == selfFailSafeRounds {
+				continue
+			}
+			var vs [4]int32
+			if int(k) < nvt {
+				p := &sc.vt[k]
+				t := tris[p.t]
+				vs = [4]int32{p.v, t[0], t[1], t[2]}
+			} else {
+				p := &sc.ee[int(k)-nvt]
+				a, b := sc.edges[p.e0], sc.edges[p.e1]
+				vs = [4]int32{a[0], a[1], b[0], b[1]}
+			}
+			for _, v := range vs {
+				if w[v] != 0 && pos[v] != prev[v] {
+					pos[v] = prev[v]
+					sc.Reverts++
+				}
+			}
+		}
+		if crossed == 0 {
+			break
 		}
 	}
-	pos, prev, w, tris := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass, sc.m.Topo.Tris
+	return crossed
+}
+
+// iterate projects the near pairs with selfSweeps Gauss-Seidel sweeps in
+// pair order, with friction in the last sweep if asked.
+func (sc *selfCollision) iterate(friction bool) {
+	pos, prev, w, tris := sc.b.s.Pos, sc.b.s.Prev, sc.w, sc.m.Topo.Tris
 	nvt := len(sc.vt)
 	for sweep := 0; sweep < selfSweeps; sweep++ {
 		mu := 0.0
 		if friction && sweep == selfSweeps-1 {
 			mu = sc.mu
 		}
-		for _, k := range sc.act {
+		for _, k := range sc.near {
 			var vs [4]int32
 			var dx [4]vec.Vec3
 			var on bool
@@ -291,22 +410,23 @@ func (sc *selfCollision) iterate(friction bool) {
 	}
 }
 
-// rebuild collects the pairs closer than h + skin at the substep's start
+// rebuild collects the pairs that can come closer than h + margin while
+// every vertex stays within its allowance, from the substep's start
 // positions.
-func (sc *selfCollision) rebuild(skin float64) {
+func (sc *selfCollision) rebuild() {
 	sc.Rebuilds++
 	copy(sc.x0, sc.b.s.Prev)
-	sc.skin, sc.r = skin, sc.h+skin
 	sc.valid = true
-	sc.inv = 1 / (sc.lmax + 2*sc.r)
+	maxSkin := slices.Max(sc.skin)
+	sc.inv = 1 / (sc.lmax + (1+selfMargin)*sc.h + 2*math.Min(maxSkin, sc.lmax))
 	x := sc.x0
 	tris := sc.m.Topo.Tris
 
 	// boxes, then the three hashes
-	sc.b.pool.run(max(len(tris), len(sc.edges)), sc.fnBoxes)
-	sc.vg.build(sc, len(x), func(i int) (vec.Vec3, vec.Vec3) { return x[i], x[i] })
-	sc.tg.build(sc, len(tris), func(i int) (vec.Vec3, vec.Vec3) { return sc.tlo[i], sc.thi[i] })
-	sc.eg.build(sc, len(sc.edges), func(i int) (vec.Vec3, vec.Vec3) { return sc.elo[i], sc.ehi[i] })
+	sc.b.pool.run(max(len(x), len(tris), len(sc.edges)), sc.fnBoxes)
+	sc.vg.build(sc, len(x), sc.vlo, sc.vhi)
+	sc.tg.build(sc, len(tris), sc.tlo, sc.thi)
+	sc.eg.build(sc, len(sc.edges), sc.elo, sc.ehi)
 
 	// index the old pairs by their first vertex / edge, so pairs that
 	// persist keep the side they were on (a crossing left by an
@@ -330,66 +450,30 @@ func (sc *selfCollision) rebuild(skin float64) {
 		sc.vt = append(sc.vt, slots[i].vt...)
 		sc.ee = append(sc.ee, slots[i].ee...)
 	}
-
-	// vertex -> pair incidences (CSR)
-	n := len(sc.vt) + len(sc.ee)
-	if cap(sc.out) < n {
-		sc.out = make([][4]vec.Vec3, n, n+n/2)
-		sc.on = make([]bool, n, n+n/2)
-	}
-	sc.out, sc.on = sc.out[:n], sc.on[:n]
-	st := sc.incStart
-	clear(st)
-	each := func(f func(k int, vs [4]int32)) {
-		for k, p := range sc.vt {
-			t := tris[p.t]
-			f(k, [4]int32{p.v, t[0], t[1], t[2]})
-		}
-		for k, p := range sc.ee {
-			a, b := sc.edges[p.e0], sc.edges[p.e1]
-			f(len(sc.vt)+k, [4]int32{a[0], a[1], b[0], b[1]})
-		}
-	}
-	each(func(_ int, vs [4]int32) {
-		for _, v := range vs {
-			st[v+1]++
-		}
-	})
-	for v := 1; v < len(st); v++ {
-		st[v] += st[v-1]
-	}
-	if cap(sc.inc) < int(st[len(st)-1]) {
-		sc.inc = make([]int32, st[len(st)-1], int(st[len(st)-1])*3/2)
-	}
-	sc.inc = sc.inc[:st[len(st)-1]]
-	each(func(k int, vs [4]int32) {
-		for slot, v := range vs {
-			sc.inc[st[v]] = int32(4*k + slot)
-			st[v]++
-		}
-	})
-	// st[v] now holds the end of v's list: shift back
-	for v := len(st) - 1; v > 0; v-- {
-		st[v] = st[v-1]
-	}
-	st[0] = 0
 }
 
-// boxes computes the inflated triangle and edge boxes at x0.
+// boxes computes the inflated vertex, triangle and edge boxes at x0.
 func (sc *selfCollision) boxes(lo, hi int) {
-	x, tris := sc.x0, sc.m.Topo.Tris
-	r := vec.V(sc.r, sc.r, sc.r)
-	r2 := r.Scale(0.5)
+	x, tris, sk := sc.x0, sc.m.Topo.Tris, sc.skin
+	hm := (1 + selfMargin) * sc.h
 	for i := lo; i < hi; i++ {
+		if i < len(x) {
+			r := vec.V(sk[i], sk[i], sk[i])
+			sc.vlo[i], sc.vhi[i] = x[i].Sub(r), x[i].Add(r)
+		}
 		if i < len(tris) {
 			t := tris[i]
 			a, b, c := x[t[0]], x[t[1]], x[t[2]]
+			s := hm + max(sk[t[0]], sk[t[1]], sk[t[2]])
+			r := vec.V(s, s, s)
 			sc.tlo[i], sc.thi[i] = a.Min(b).Min(c).Sub(r), a.Max(b).Max(c).Add(r)
 		}
 		if i < len(sc.edges) {
 			e := sc.edges[i]
 			a, b := x[e[0]], x[e[1]]
-			sc.elo[i], sc.ehi[i] = a.Min(b).Sub(r2), a.Max(b).Add(r2)
+			s := hm/2 + max(sk[e[0]], sk[e[1]])
+			r := vec.V(s, s, s)
+			sc.elo[i], sc.ehi[i] = a.Min(b).Sub(r), a.Max(b).Add(r)
 		}
 	}
 }
@@ -403,12 +487,12 @@ func (sc *selfCollision) bucket(c [3]int32) uint32 {
 }
 
 // build fills g with items 0..n-1 inserted into every cell their box
-// [lo, hi] overlaps (counting sort by bucket; within a bucket by item).
-func (g *grid) build(sc *selfCollision, n int, box func(i int) (vec.Vec3, vec.Vec3)) {
+// [lo[i], hi[i]] overlaps (counting sort by bucket; within a bucket by
+// item).
+func (g *grid) build(sc *selfCollision, n int, lo, hi []vec.Vec3) {
 	clear(g.start)
 	visit := func(i int, f func(c [3]int32)) {
-		lo, hi := box(i)
-		c0, c1 := sc.cellOf(lo), sc.cellOf(hi)
+		c0, c1 := sc.cellOf(lo[i]), sc.cellOf(hi[i])
 		for x := c0[0]; x <= c1[0]; x++ {
 			for y := c0[1]; y <= c1[1]; y++ {
 				for z := c0[2]; z <= c1[2]; z++ {
@@ -444,18 +528,19 @@ func (g *grid) build(sc *selfCollision, n int, box func(i int) (vec.Vec3, vec.Ve
 	g.start[0] = 0
 }
 
-// narrow finds the pairs of buckets [lo, hi).
+// narrow finds the pairs of buckets [lo, hi). A pair is reported in the
+// cell holding the low corner of the overlap of its two boxes, so once.
 func (sc *selfCollision) narrow(lo, hi int) {
 	sl := &sc.slots[sc.next.Add(1)-1]
 	sl.lo, sl.vt, sl.ee = lo, sl.vt[:0], sl.ee[:0]
-	x, rest, tris, w := sc.x0, sc.m.Rest, sc.m.Topo.Tris, sc.m.InvMass
-	r := sc.r
+	x, rest, tris, w, sk := sc.x0, sc.m.Rest, sc.m.Topo.Tris, sc.m.InvMass, sc.skin
+	hm := (1 + selfMargin) * sc.h
 	for k := lo; k < hi; k++ {
-		// vertex-triangle: each vertex is in one cell, so each pair once
 		ts := sc.tg.ent[sc.tg.start[k]:sc.tg.start[k+1]]
 		for _, ve := range sc.vg.ent[sc.vg.start[k]:sc.vg.start[k+1]] {
 			v := ve.id
 			p := x[v]
+			vl, vh := sc.vlo[v], sc.vhi[v]
 			for _, te := range ts {
 				if te.c != ve.c {
 					continue
@@ -467,13 +552,14 @@ func (sc *selfCollision) narrow(lo, hi int) {
 				if w[v] == 0 && w[t[0]] == 0 && w[t[1]] == 0 && w[t[2]] == 0 {
 					continue
 				}
-				l, u := sc.tlo[te.id], sc.thi[te.id]
-				if p.X < l.X || p.Y < l.Y || p.Z < l.Z || p.X > u.X || p.Y > u.Y || p.Z > u.Z {
+				tl, th := sc.tlo[te.id], sc.thi[te.id]
+				if !boxesOverlap(vl, vh, tl, th) || sc.cellOf(vl.Max(tl)) != ve.c {
 					continue
 				}
 				a, b, c := x[t[0]], x[t[1]], x[t[2]]
 				uu, vv, ww := closestOnTriangle(p, a, b, c)
 				d := p.Sub(a.Scale(uu).Add(b.Scale(vv)).Add(c.Scale(ww)))
+				r := hm + sk[v] + max(sk[t[0]], sk[t[1]], sk[t[2]])
 				if d.LenSq() >= r*r {
 					continue
 				}
@@ -494,8 +580,6 @@ func (sc *selfCollision) narrow(lo, hi int) {
 				sl.vt = append(sl.vt, vtPair{v: v, t: te.id, h: h, side: side})
 			}
 		}
-		// edge-edge: report a pair only in the cell holding the low corner
-		// of the overlap of the two boxes
 		es := sc.eg.ent[sc.eg.start[k]:sc.eg.start[k+1]]
 		for i, ea := range es {
 			e0 := sc.edges[ea.id]
@@ -518,6 +602,7 @@ func (sc *selfCollision) narrow(lo, hi int) {
 				s, t := closestSegments(a, b, c, d)
 				diff := a.Lerp(b, s).Sub(c.Lerp(d, t))
 				l := diff.Len()
+				r := hm + max(sk[e0[0]], sk[e0[1]]) + max(sk[e1[0]], sk[e1[1]])
 				if l >= r {
 					continue
 				}
@@ -527,8 +612,13 @@ func (sc *selfCollision) narrow(lo, hi int) {
 				} else {
 					n = b.Sub(a).Cross(d.Sub(c)).Normalize()
 				}
-				for _, o := range sc.eeOldAt.idx[sc.eeOldAt.start[ea.id]:sc.eeOldAt.start[ea.id+1]] {
-					if sc.eeOld[o].e1 == eb.id {
+				lo, hi := ea.id, eb.id
+				if lo > hi {
+					lo, hi = hi, lo
+					n = n.Scale(-1)
+				}
+				for _, o := range sc.eeOldAt.idx[sc.eeOldAt.start[lo]:sc.eeOldAt.start[lo+1]] {
+					if sc.eeOld[o].e1 == hi {
 						n = sc.eeOld[o].n
 						break
 					}
@@ -538,36 +628,9 @@ func (sc *selfCollision) narrow(lo, hi int) {
 				if ra.Sub(rb).Len()-sc.edgeMidR[ea.id]-sc.edgeMidR[eb.id] < h {
 					h = math.Min(h, segmentDist(rest[e0[0]], rest[e0[1]], rest[e1[0]], rest[e1[1]]))
 				}
-				// keep the pair in ascending edge order
-				sl.ee = append(sl.ee, eePair{e0: ea.id, e1: eb.id, h: h, n: n})
+				sl.ee = append(sl.ee, eePair{e0: lo, e1: hi, h: h, n: n})
 			}
 		}
-	}
-}
-
-// solvePairs evaluates pairs [lo, hi) (VT then EE) at the current positions.
-func (sc *selfCollision) solvePairs(lo, hi int) {
-	pos, prev, w, tris := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass, sc.m.Topo.Tris
-	mu := 0.0
-	if sc.friction {
-		mu = sc.mu
-	}
-	nvt := len(sc.vt)
-	for k := lo; k < hi; k++ {
-		var vs [4]int32
-		if k < nvt {
-			p := &sc.vt[k]
-			t := tris[p.t]
-			vs = [4]int32{p.v, t[0], t[1], t[2]}
-			q4, p4, w4 := gather4(pos, prev, w, vs)
-			sc.out[k], sc.on[k] = solveVertexTriangle(q4, p4, w4, p.h, mu, p.side)
-			continue
-		}
-		p := &sc.ee[k-nvt]
-		a, b := sc.edges[p.e0], sc.edges[p.e1]
-		vs = [4]int32{a[0], a[1], b[0], b[1]}
-		q4, p4, w4 := gather4(pos, prev, w, vs)
-		sc.out[k], sc.on[k] = solveEdgeEdge(q4, p4, w4, p.h, mu, p.n)
 	}
 }
 
