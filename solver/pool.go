@@ -36,12 +36,6 @@ type pool struct {
 	waiting  atomic.Int32
 	finished chan struct{}
 
-	// back-off after a stall (the caller had to sleep for a worker's
-	// chunk): the next serial phases run on the caller alone, and each
-	// stall in a row doubles the back-off, up to maxBackoff phases
-	serial int
-	stalls int
-
 	mu       sync.Mutex
 	cond     *sync.Cond
 	sleepers atomic.Int32
@@ -61,11 +55,7 @@ const spinIdle = 2000
 // spinWait is how many polls the caller makes for the last chunks of a
 // phase before it sleeps until they are done, leaving its core to the
 // workers on a machine busy with other work.
-const spinWait = 4000
-
-// maxBackoffShift bounds the serial back-off after stalls in a row to
-// 64<<maxBackoffShift phases (a few frames of a large cloth).
-const maxBackoffShift = 6
+const spinWait = 1 << 15
 
 func newPool(n int) *pool {
 	p := &pool{n: n, finished: make(chan struct{}, 1)}
@@ -192,11 +182,6 @@ func (p *pool) runWork(count, work int, fn func(lo, hi int)) {
 		fn(0, count)
 		return
 	}
-	if p.serial > 0 {
-		p.serial--
-		fn(0, count)
-		return
-	}
 	// about 4 chunks per worker, at least minChunk/2 work each, and at
 	// most 1<<16 - 1 chunks
 	chunks := min(4*p.n, work/(minChunk/2), count)
@@ -204,19 +189,12 @@ func (p *pool) runWork(count, work int, fn func(lo, hi int)) {
 	p.publish(count, fn, size)
 	t := p.ticket.Load()
 	p.claim(t >> 32)
-	if p.wait(int64(t >> 16 & 0xffff)) {
-		p.serial = 64 << min(p.stalls, maxBackoffShift)
-		p.stalls++
-	} else {
-		p.stalls = 0
-	}
+	p.wait(int64(t >> 16 & 0xffff))
 }
 
 // wait returns when nc chunks of the current phase are done: it spins,
-// then sleeps until the worker that finishes the last chunk wakes it. It
-// reports whether it had to sleep (a stall: on a machine busy with other
-// work, a worker was descheduled in the middle of a chunk).
-func (p *pool) wait(nc int64) (stalled bool) {
+// then sleeps until the worker that finishes the last chunk wakes it.
+func (p *pool) wait(nc int64) {
 	for spins := 0; p.done.Load() != nc; spins++ {
 		if spins&63 == 63 {
 			runtime.Gosched()
@@ -226,12 +204,11 @@ func (p *pool) wait(nc int64) (stalled bool) {
 		}
 		p.waiting.Store(1)
 		if p.done.Load() == nc && p.waiting.CompareAndSwap(1, 0) {
-			return false // finished meanwhile, and no worker saw waiting
+			return // finished meanwhile, and no worker saw waiting
 		}
 		<-p.finished
-		return true
+		return
 	}
-	return false
 }
 
 // close ends the worker goroutines.
