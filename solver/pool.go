@@ -50,7 +50,7 @@ const minChunk = 1024
 
 // spinIdle is how many polls a worker makes between phases before it
 // sleeps.
-const spinIdle = 2000
+const spinIdle = 1 << 14
 
 // spinWait is how many polls the caller makes for the last chunks of a
 // phase before it sleeps until they are done, leaving its core to the
