@@ -3,6 +3,7 @@ package solver
 import (
 	"math"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/drape-sim/drape/internal/vec"
@@ -151,8 +152,10 @@ type grid struct {
 }
 
 type gridEnt struct {
-	id int32
-	c  [3]int32
+	id     int32
+	c      [3]int32 // the cell the entry was inserted in
+	v      [3]int32 // the item's vertices (-1 where it has fewer)
+	lo, hi vec.Vec3 // the item's box
 }
 
 const (
@@ -424,9 +427,15 @@ func (sc *selfCollision) rebuild() {
 
 	// boxes, then the three hashes
 	sc.b.pool.run(max(len(x), len(tris), len(sc.edges)), sc.fnBoxes)
-	sc.vg.build(sc, len(x), sc.vlo, sc.vhi)
-	sc.tg.build(sc, len(tris), sc.tlo, sc.thi)
-	sc.eg.build(sc, len(sc.edges), sc.elo, sc.ehi)
+	// the edge hash (the largest) on another goroutine while this one
+	// builds the other two
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		sc.eg.build(sc, len(sc.edges), sc.elo, sc.ehi, func(i int) [3]int32 { e := sc.edges[i]; return [3]int32{e[0], e[1], -1} })
+	})
+	sc.vg.build(sc, len(x), sc.vlo, sc.vhi, func(i int) [3]int32 { return [3]int32{int32(i), -1, -1} })
+	sc.tg.build(sc, len(tris), sc.tlo, sc.thi, func(i int) [3]int32 { return tris[i] })
+	wg.Wait()
 
 	// index the old pairs by their first vertex / edge, so pairs that
 	// persist keep the side they were on (a crossing left by an
@@ -486,27 +495,23 @@ func (sc *selfCollision) bucket(c [3]int32) uint32 {
 	return (uint32(c[0])*73856093 ^ uint32(c[1])*19349663 ^ uint32(c[2])*83492791) & sc.mask
 }
 
-// build fills g with items 0..n-1 inserted into every cell their box
-// [lo[i], hi[i]] overlaps (counting sort by bucket; within a bucket by
-// item).
-func (g *grid) build(sc *selfCollision, n int, lo, hi []vec.Vec3) {
+// build fills g with items 0..n-1 (vertices vs of each) inserted into
+// every cell their box [lo[i], hi[i]] overlaps (counting sort by bucket;
+// within a bucket by item). Each entry carries the item's box and
+// vertices, so the narrow phase reads its buckets sequentially.
+func (g *grid) build(sc *selfCollision, n int, lo, hi []vec.Vec3, vs func(i int) [3]int32) {
 	clear(g.start)
-	visit := func(i int, f func(c [3]int32)) {
+	total := 0
+	for i := 0; i < n; i++ {
 		c0, c1 := sc.cellOf(lo[i]), sc.cellOf(hi[i])
 		for x := c0[0]; x <= c1[0]; x++ {
 			for y := c0[1]; y <= c1[1]; y++ {
 				for z := c0[2]; z <= c1[2]; z++ {
-					f([3]int32{x, y, z})
+					g.start[sc.bucket([3]int32{x, y, z})+1]++
+					total++
 				}
 			}
 		}
-	}
-	total := 0
-	for i := 0; i < n; i++ {
-		visit(i, func(c [3]int32) {
-			g.start[sc.bucket(c)+1]++
-			total++
-		})
 	}
 	for k := 1; k < len(g.start); k++ {
 		g.start[k] += g.start[k-1]
@@ -516,11 +521,18 @@ func (g *grid) build(sc *selfCollision, n int, lo, hi []vec.Vec3) {
 	}
 	g.ent = g.ent[:total]
 	for i := 0; i < n; i++ {
-		visit(i, func(c [3]int32) {
-			k := sc.bucket(c)
-			g.ent[g.start[k]] = gridEnt{int32(i), c}
-			g.start[k]++
-		})
+		e := gridEnt{id: int32(i), v: vs(i), lo: lo[i], hi: hi[i]}
+		c0, c1 := sc.cellOf(lo[i]), sc.cellOf(hi[i])
+		for x := c0[0]; x <= c1[0]; x++ {
+			for y := c0[1]; y <= c1[1]; y++ {
+				for z := c0[2]; z <= c1[2]; z++ {
+					e.c = [3]int32{x, y, z}
+					k := sc.bucket(e.c)
+					g.ent[g.start[k]] = e
+					g.start[k]++
+				}
+			}
+		}
 	}
 	for k := len(g.start) - 1; k > 0; k-- {
 		g.start[k] = g.start[k-1]
@@ -533,27 +545,28 @@ func (g *grid) build(sc *selfCollision, n int, lo, hi []vec.Vec3) {
 func (sc *selfCollision) narrow(lo, hi int) {
 	sl := &sc.slots[sc.next.Add(1)-1]
 	sl.lo, sl.vt, sl.ee = lo, sl.vt[:0], sl.ee[:0]
-	x, rest, tris, w, sk := sc.x0, sc.m.Rest, sc.m.Topo.Tris, sc.m.InvMass, sc.skin
+	x, rest, w, sk := sc.x0, sc.m.Rest, sc.m.InvMass, sc.skin
 	hm := (1 + selfMargin) * sc.h
 	for k := lo; k < hi; k++ {
 		ts := sc.tg.ent[sc.tg.start[k]:sc.tg.start[k+1]]
-		for _, ve := range sc.vg.ent[sc.vg.start[k]:sc.vg.start[k+1]] {
+		for vi := range sc.vg.ent[sc.vg.start[k]:sc.vg.start[k+1]] {
+			ve := &sc.vg.ent[int(sc.vg.start[k])+vi]
 			v := ve.id
 			p := x[v]
-			vl, vh := sc.vlo[v], sc.vhi[v]
-			for _, te := range ts {
-				if te.c != ve.c {
+			vl, vh := ve.lo, ve.hi
+			for ti := range ts {
+				te := &ts[ti]
+				if te.c != ve.c || !boxesOverlap(vl, vh, te.lo, te.hi) {
 					continue
 				}
-				t := tris[te.id]
+				t := te.v
 				if t[0] == v || t[1] == v || t[2] == v {
 					continue
 				}
 				if w[v] == 0 && w[t[0]] == 0 && w[t[1]] == 0 && w[t[2]] == 0 {
 					continue
 				}
-				tl, th := sc.tlo[te.id], sc.thi[te.id]
-				if !boxesOverlap(vl, vh, tl, th) || sc.cellOf(vl.Max(tl)) != ve.c {
+				if sc.cellOf(vl.Max(te.lo)) != ve.c {
 					continue
 				}
 				a, b, c := x[t[0]], x[t[1]], x[t[2]]
@@ -581,21 +594,23 @@ func (sc *selfCollision) narrow(lo, hi int) {
 			}
 		}
 		es := sc.eg.ent[sc.eg.start[k]:sc.eg.start[k+1]]
-		for i, ea := range es {
-			e0 := sc.edges[ea.id]
-			for _, eb := range es[i+1:] {
-				if eb.c != ea.c {
+		for i := range es {
+			ea := &es[i]
+			alo, ahi := ea.lo, ea.hi
+			e0 := [2]int32{ea.v[0], ea.v[1]}
+			for j := i + 1; j < len(es); j++ {
+				eb := &es[j]
+				if eb.c != ea.c || !boxesOverlap(alo, ahi, eb.lo, eb.hi) {
 					continue
 				}
-				e1 := sc.edges[eb.id]
+				e1 := [2]int32{eb.v[0], eb.v[1]}
 				if e0[0] == e1[0] || e0[0] == e1[1] || e0[1] == e1[0] || e0[1] == e1[1] {
 					continue
 				}
 				if w[e0[0]] == 0 && w[e0[1]] == 0 && w[e1[0]] == 0 && w[e1[1]] == 0 {
 					continue
 				}
-				alo, ahi, blo, bhi := sc.elo[ea.id], sc.ehi[ea.id], sc.elo[eb.id], sc.ehi[eb.id]
-				if !boxesOverlap(alo, ahi, blo, bhi) || sc.cellOf(alo.Max(blo)) != ea.c {
+				if sc.cellOf(alo.Max(eb.lo)) != ea.c {
 					continue
 				}
 				a, b, c, d := x[e0[0]], x[e0[1]], x[e1[0]], x[e1[1]]
