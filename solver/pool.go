@@ -36,6 +36,15 @@ type pool struct {
 	waiting  atomic.Int32
 	finished chan struct{}
 
+	// grain adapts to a machine busy with other work: a Step with more
+	// than maxStalls stalls (the caller had to sleep for a descheduled
+	// worker's chunk) makes the next coarseFrames Steps cut constraint
+	// colours no finer than minChunk, since every parallel phase risks a
+	// stall of a scheduler time slice; otherwise they are cut down to
+	// minChunkFine. Which goroutine runs what never changes the results.
+	stalls int // in the current Step
+	coarse int // Steps left at the coarse grain
+
 	mu       sync.Mutex
 	cond     *sync.Cond
 	sleepers atomic.Int32
@@ -47,6 +56,17 @@ type pool struct {
 
 // minChunk is the smallest number of items worth handing to another worker.
 const minChunk = 1024
+
+// minChunkFine is minChunk for the constraint colours (runGrain) on a
+// machine that is not busy with other work: a colour of a 64 x 64 cloth
+// (about 700 hinges, 30 us) is still worth splitting in two.
+const minChunkFine = 256
+
+// maxStalls and coarseFrames set the grain's adaptation (pool.stalls).
+const (
+	maxStalls    = 4
+	coarseFrames = 8
+)
 
 // spinIdle is how many polls a worker makes between phases before it
 // sleeps.
@@ -130,6 +150,13 @@ func (p *pool) start() {
 	if p.n == 1 || p.awake {
 		return
 	}
+	switch {
+	case p.stalls > maxStalls:
+		p.coarse = coarseFrames
+	case p.coarse > 0:
+		p.coarse--
+	}
+	p.stalls = 0
 	gen := p.ticket.Load() >> 32
 	for _, c := range p.wake {
 		c <- gen
@@ -168,33 +195,47 @@ func (p *pool) publish(count int, fn func(lo, hi int), size int) {
 }
 
 // run calls fn over [0, count) split among the workers and waits for all.
-// Small phases run on the calling goroutine alone.
+// Small phases run on the calling goroutine alone. Chunks hold at least
+// minChunk/2 items.
 func (p *pool) run(count int, fn func(lo, hi int)) {
-	p.runWork(count, count, fn)
+	p.runWork(count, count, minChunk, fn)
 }
 
-// runWork is run for count items that together hold about work units of
-// minChunk's size (constraints, vertices): the phase is cut by work, so
-// a few heavy items (chains of limits) are split as finely as many light
-// ones.
-func (p *pool) runWork(count, work int, fn func(lo, hi int)) {
-	if p.n == 1 || !p.awake || work < 2*minChunk || count < 2 {
+// runGrain is run for the constraint colours: count items that together
+// hold about work units (constraints; a chain of limits holds several),
+// cut by work rather than by items, into chunks of at least grain/2 work
+// with grain minChunkFine, or minChunk while the machine is busy.
+func (p *pool) runGrain(count, work int, fn func(lo, hi int)) {
+	grain := minChunkFine
+	if p.coarse > 0 {
+		grain = minChunk
+	}
+	p.runWork(count, work, grain, fn)
+}
+
+// runWork runs fn over count items holding work units, in chunks of at
+// least grain/2 work.
+func (p *pool) runWork(count, work, grain int, fn func(lo, hi int)) {
+	if p.n == 1 || !p.awake || work < 2*grain || count < 2 {
 		fn(0, count)
 		return
 	}
-	// about 4 chunks per worker, at least minChunk/2 work each, and at
-	// most 1<<16 - 1 chunks
-	chunks := min(4*p.n, work/(minChunk/2), count)
+	// about 4 chunks per worker, at least grain/2 work each, and at most
+	// 1<<16 - 1 chunks
+	chunks := min(4*p.n, work/(grain/2), count)
 	size := max((count+chunks-1)/chunks, count/0xffff+1)
 	p.publish(count, fn, size)
 	t := p.ticket.Load()
 	p.claim(t >> 32)
-	p.wait(int64(t >> 16 & 0xffff))
+	if p.wait(int64(t >> 16 & 0xffff)) {
+		p.stalls++
+	}
 }
 
 // wait returns when nc chunks of the current phase are done: it spins,
-// then sleeps until the worker that finishes the last chunk wakes it.
-func (p *pool) wait(nc int64) {
+// then sleeps until the worker that finishes the last chunk wakes it. It
+// reports whether it had to sleep.
+func (p *pool) wait(nc int64) (stalled bool) {
 	for spins := 0; p.done.Load() != nc; spins++ {
 		if spins&63 == 63 {
 			runtime.Gosched()
@@ -204,11 +245,12 @@ func (p *pool) wait(nc int64) {
 		}
 		p.waiting.Store(1)
 		if p.done.Load() == nc && p.waiting.CompareAndSwap(1, 0) {
-			return // finished meanwhile, and no worker saw waiting
+			return false // finished meanwhile, and no worker saw waiting
 		}
 		<-p.finished
-		return
+		return true
 	}
+	return false
 }
 
 // close ends the worker goroutines.

@@ -109,7 +109,8 @@ func (x *XPBD) step(k, n int, t, dt float64) {
 func (x *XPBD) runColours(starts []int, fn func(lo, hi int)) {
 	for c := 0; c+1 < len(starts); c++ {
 		x.cBase = starts[c]
-		x.pool.run(starts[c+1]-starts[c], fn)
+		n := starts[c+1] - starts[c]
+		x.pool.runGrain(n, n, fn)
 	}
 }
 
@@ -119,7 +120,7 @@ func (x *XPBD) runLimits() {
 	for c := 0; c+1 < len(b.colours); c++ {
 		x.cBase = b.colours[c]
 		lo, hi := b.colours[c], b.colours[c+1]
-		x.pool.runWork(hi-lo, int(b.chainOff[hi]-b.chainOff[lo]), x.fnLim)
+		x.pool.runGrain(hi-lo, int(b.chainOff[hi]-b.chainOff[lo]), x.fnLim)
 	}
 }
 
