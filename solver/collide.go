@@ -25,11 +25,6 @@ type collision struct {
 	settleDone  bool // settle ran in settleFrame's first substep
 
 	self *selfCollision
-	// wSelf is the inverse mass self-collision uses per vertex: InvMass,
-	// scaled by selfContactInvMass for vertices a collider supports
-	// (shock propagation, Guendelman et al. 2003), so stacked layers are
-	// pushed up off the ground instead of into it.
-	wSelf []float64
 
 	fnVerts func(lo, hi int)
 }
@@ -39,8 +34,6 @@ func newCollision(b *base) *collision {
 	c.fnVerts = c.collideVerts
 	if b.m.Params.SelfCollision {
 		c.self = newSelfCollision(b)
-		c.wSelf = append([]float64(nil), b.m.InvMass...)
-		c.self.w = c.wSelf
 	}
 	return c
 }
@@ -91,6 +84,7 @@ func (c *collision) substep(t, dt float64) {
 		b.pool.run(len(b.s.Pos), c.fnVerts)
 	}
 	if c.self != nil {
+		copy(c.self.before, b.s.Pos)
 		c.self.update()
 		for it := 0; it < selfIterations; it++ {
 			if it > 0 {
@@ -103,6 +97,7 @@ func (c *collision) substep(t, dt float64) {
 			}
 		}
 		c.self.failSafe()
+		b.pool.run(len(b.s.Pos), c.self.fnSeparate)
 	}
 }
 
@@ -116,7 +111,6 @@ func (c *collision) collideVerts(lo, hi int) {
 			continue
 		}
 		x := pos[v]
-		touch := false
 		for i := 0; i < nc; i++ {
 			if !c.live[i] {
 				continue
@@ -125,17 +119,9 @@ func (c *collision) collideVerts(lo, hi int) {
 			if !c.friction {
 				mus, muk = 0, 0
 			}
-			var delta float64
-			x, delta = collideVertex(x, prev[v], &c.poses[i], c.h[i], mus, muk, c.dt)
-			touch = touch || delta > 0
+			x, _ = collideVertex(x, prev[v], &c.poses[i], c.h[i], mus, muk, c.dt)
 		}
 		pos[v] = x
-		if c.friction && c.wSelf != nil {
-			c.wSelf[v] = w[v]
-			if touch {
-				c.wSelf[v] = w[v] * selfContactInvMass
-			}
-		}
 	}
 }
 

@@ -40,18 +40,16 @@ import (
 // only those are projected, with selfSweeps Gauss-Seidel sweeps in pair
 // order (serial: they are few, and Gauss-Seidel converges where Jacobi
 // averaging leaves stacked layers interpenetrating), selfIterations times
-// with the colliders in between. Vertices a collider supports get a
-// smaller inverse mass there (collision.wSelf), so layers stacked on the
-// ground are pushed up rather than into it. A pair still crossed at the
-// end sends its vertices back to the substep's start (failSafe). Every
-// order is fixed, so the result does not depend on the thread count.
+// with the colliders in between. A pair still crossed at the end sends
+// its vertices back to the substep's start (failSafe), and the separating
+// speed the pushes give is capped (separate). Every order is fixed, so the
+// result does not depend on the thread count.
 type selfCollision struct {
 	b    *base
 	m    *Model
 	h    float64
 	mu   float64
-	lmax float64   // longest rest edge [m]
-	w    []float64 // inverse masses of the projection (collision.wSelf)
+	lmax float64 // longest rest edge [m]
 
 	edges    [][2]int32
 	restC    []vec.Vec3 // per triangle: rest centroid
@@ -86,7 +84,9 @@ type selfCollision struct {
 	slots []pairSlot
 	next  atomic.Int32
 
-	fnNarrow, fnBoxes, fnRefresh func(lo, hi int)
+	before []vec.Vec3 // positions before the self-collision phase
+
+	fnNarrow, fnBoxes, fnRefresh, fnSeparate func(lo, hi int)
 }
 
 // vtPair is a vertex-triangle proximity pair.
@@ -163,9 +163,13 @@ const (
 	selfSweeps     = 4
 	selfMaxRel     = 1.0
 
-	// selfContactInvMass scales the inverse mass of a vertex a collider
-	// supports in the self-collision projection.
-	selfContactInvMass = 0.1
+	// selfMaxSeparation is the largest separating speed [m/s] self-collision
+	// pushes may give a vertex (see separate).
+	selfMaxSeparation = 0.1
+
+	// selfCrossReach·h is how far apart two edges may be after crossing
+	// within one substep (relative motion is clamped to 2·selfMaxRel·h).
+	selfCrossReach = 3.0
 
 	// selfFailSafeRounds bounds the rounds of failSafe.
 	selfFailSafeRounds = 8
@@ -216,7 +220,8 @@ func newSelfCollision(b *base) *selfCollision {
 	for _, g := range []*grid{&sc.vg, &sc.tg, &sc.eg} {
 		g.start = make([]int32, size+1)
 	}
-	sc.fnNarrow, sc.fnBoxes, sc.fnRefresh = sc.narrow, sc.boxes, sc.refresh
+	sc.before = make([]vec.Vec3, nv)
+	sc.fnNarrow, sc.fnBoxes, sc.fnRefresh, sc.fnSeparate = sc.narrow, sc.boxes, sc.refresh, sc.separate
 	return sc
 }
 
@@ -324,6 +329,14 @@ func (sc *selfCollision) refresh(lo, hi int) {
 		}
 		a, b, c, d := pos[e0[0]], pos[e0[1]], pos[e1[0]], pos[e1[1]]
 		r := p.h + selfMargin*sc.h
+		// cheap rejection by the edges' boxes first: neither near nor, with
+		// relative motion clamped to about 2h per substep, crossed
+		if g := selfCrossReach * sc.h; min(a.X, b.X) > max(c.X, d.X)+g || min(c.X, d.X) > max(a.X, b.X)+g ||
+			min(a.Y, b.Y) > max(c.Y, d.Y)+g || min(c.Y, d.Y) > max(a.Y, b.Y)+g ||
+			min(a.Z, b.Z) > max(c.Z, d.Z)+g || min(c.Z, d.Z) > max(a.Z, b.Z)+g {
+			sc.nearFlag[k], sc.crossFlag[k] = false, false
+			continue
+		}
 		s, t := closestSegments(a, b, c, d)
 		diff := a.Lerp(b, s).Sub(c.Lerp(d, t))
 		const eps = 1e-6
@@ -377,10 +390,37 @@ func (sc *selfCollision) failSafe() int {
 	return crossed
 }
 
+// separate caps the separating velocity the self-collision pushes of this
+// substep give vertices [lo, hi) at selfMaxSeparation (the maximum
+// depenetration velocity of rigid-body engines): a push that cancels a
+// vertex's approach keeps its full effect on the velocity, but a pair that
+// started the substep closer than h is pushed apart in position without
+// being thrown apart, which would feed energy into a resting heap.
+func (sc *selfCollision) separate(lo, hi int) {
+	pos, prev, w := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass
+	dt := sc.b.dt
+	for v := lo; v < hi; v++ {
+		if w[v] == 0 {
+			continue
+		}
+		d := pos[v].Sub(sc.before[v])
+		l := d.Len()
+		if l < 1e-12 {
+			continue
+		}
+		u := d.Scale(1 / l)
+		vf := pos[v].Sub(prev[v]).Dot(u) / dt
+		vb := sc.before[v].Sub(prev[v]).Dot(u) / dt
+		if ex := vf - max(selfMaxSeparation, vb); ex > 0 {
+			prev[v] = prev[v].AddScaled(u, ex*dt)
+		}
+	}
+}
+
 // iterate projects the near pairs with selfSweeps Gauss-Seidel sweeps in
 // pair order, with friction in the last sweep if asked.
 func (sc *selfCollision) iterate(friction bool) {
-	pos, prev, w, tris := sc.b.s.Pos, sc.b.s.Prev, sc.w, sc.m.Topo.Tris
+	pos, prev, w, tris := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass, sc.m.Topo.Tris
 	nvt := len(sc.vt)
 	for sweep := 0; sweep < selfSweeps; sweep++ {
 		mu := 0.0
