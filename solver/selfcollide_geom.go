@@ -61,30 +61,41 @@ func closestSegments(p1, q1, p2, q2 vec.Vec3) (s, t float64) {
 	const eps = 1e-24
 	d1, d2, r := q1.Sub(p1), q2.Sub(p2), p1.Sub(p2)
 	a, e, f := d1.LenSq(), d2.LenSq(), d2.Dot(r)
-	clamp := func(x float64) float64 { return math.Max(0, math.Min(1, x)) }
 	switch {
 	case a <= eps && e <= eps:
 		return 0, 0
 	case a <= eps:
-		return 0, clamp(f / e)
+		return 0, clamp01(f / e)
 	}
 	c := d1.Dot(r)
 	if e <= eps {
-		return clamp(-c / a), 0
+		return clamp01(-c / a), 0
 	}
 	b := d1.Dot(d2)
 	den := a*e - b*b
 	if den > 1e-12*a*e {
-		s = clamp((b*f - c*e) / den)
+		s = clamp01((b*f - c*e) / den)
 	}
 	t = (b*s + f) / e
 	switch {
 	case t < 0:
-		t, s = 0, clamp(-c/a)
+		t, s = 0, clamp01(-c/a)
 	case t > 1:
-		t, s = 1, clamp((b-c)/a)
+		t, s = 1, clamp01((b-c)/a)
 	}
 	return s, t
+}
+
+// clamp01 clamps x to [0, 1]; NaN stays NaN, as with math.Max(0,
+// math.Min(1, x)).
+func clamp01(x float64) float64 {
+	if x < 0 {
+		return 0
+	}
+	if x > 1 {
+		return 1
+	}
+	return x
 }
 
 // pointTriangleDist returns the distance [m] from p to triangle abc.
