@@ -84,7 +84,8 @@ type selfCollision struct {
 	slots []pairSlot
 	next  atomic.Int32
 
-	before []vec.Vec3 // positions before the self-collision phase
+	before  []vec.Vec3 // positions before the self-collision phase
+	pickPos []vec.Vec3 // positions at the substep's first pick
 
 	fnNarrow, fnBoxes, fnRefresh, fnSeparate func(lo, hi int)
 }
@@ -221,6 +222,7 @@ func newSelfCollision(b *base) *selfCollision {
 		g.start = make([]int32, size+1)
 	}
 	sc.before = make([]vec.Vec3, nv)
+	sc.pickPos = make([]vec.Vec3, nv)
 	sc.fnNarrow, sc.fnBoxes, sc.fnRefresh, sc.fnSeparate = sc.narrow, sc.boxes, sc.refresh, sc.separate
 	return sc
 }
@@ -277,6 +279,9 @@ func (sc *selfCollision) update() {
 // them in sc.near.
 func (sc *selfCollision) pick(sides bool) {
 	sc.sides = sides
+	if sides {
+		copy(sc.pickPos, sc.b.s.Pos)
+	}
 	n := len(sc.vt) + len(sc.ee)
 	if cap(sc.nearFlag) < n {
 		sc.nearFlag = make([]bool, n, n+n/2)
@@ -298,10 +303,27 @@ func (sc *selfCollision) pick(sides bool) {
 func (sc *selfCollision) refresh(lo, hi int) {
 	pos, prev, tris := sc.b.s.Pos, sc.b.s.Prev, sc.m.Topo.Tris
 	nvt := len(sc.vt)
+	// after the substep's first pick, a pair neither near nor crossed then
+	// stays so while none of its vertices has moved selfMargin·h/2 since
+	// (the distance of the pair changes by less than selfMargin·h)
+	still := selfMargin * sc.h / 2
+	still *= still
+	snap := sc.pickPos
+	moved := func(vs [4]int32) bool {
+		for _, v := range vs {
+			if pos[v].Sub(snap[v]).LenSq() >= still {
+				return true
+			}
+		}
+		return false
+	}
 	for k := lo; k < hi; k++ {
 		if k < nvt {
 			p := &sc.vt[k]
 			t := tris[p.t]
+			if !sc.sides && !sc.nearFlag[k] && !moved([4]int32{p.v, t[0], t[1], t[2]}) {
+				continue
+			}
 			if sc.sides {
 				p.side = vertexTriangleSide([4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}, p.side)
 			}
@@ -324,6 +346,9 @@ func (sc *selfCollision) refresh(lo, hi int) {
 		}
 		p := &sc.ee[k-nvt]
 		e0, e1 := sc.edges[p.e0], sc.edges[p.e1]
+		if !sc.sides && !sc.nearFlag[k] && !moved([4]int32{e0[0], e0[1], e1[0], e1[1]}) {
+			continue
+		}
 		if sc.sides {
 			p.n = edgeEdgeDir([4]vec.Vec3{prev[e0[0]], prev[e0[1]], prev[e1[0]], prev[e1[1]]}, p.n)
 		}
