@@ -160,7 +160,7 @@ type gridEnt struct {
 }
 
 const (
-	selfIterations = 3
+	selfIterations = 4
 	selfSweeps     = 4
 	selfMaxRel     = 1.0
 

@@ -232,8 +232,8 @@ func twoCloths(n int) heapScene {
 	return heapScene{pos, tris, cs}
 }
 
-// TestSelfCollisionHeap drops a 32 x 32 cloth into a heap on the ground,
-// and a cloth onto another, with self-collision: at every frame there
+// TestSelfCollisionHeap drops a 64 x 64 cloth into a heap on the ground,
+// and a 64 x 64 cloth onto another, with self-collision: at every frame there
 // must be no intersecting pair of non-adjacent triangles and no vertex
 // closer than 0.5 x thickness to a triangle it does not belong to. The
 // same scene without self-collision must intersect (so the test can fail).
@@ -243,8 +243,8 @@ func TestSelfCollisionHeap(t *testing.T) {
 		scene  heapScene
 		frames int
 	}{
-		{"heap32", verticalDrop(32), 24},
-		{"two-cloths", twoCloths(32), 24},
+		{"heap64", verticalDrop(64), 24},
+		{"two-cloths64", twoCloths(64), 16},
 	}
 	for _, c := range cases {
 		for _, self := range []bool{true, false} {
