@@ -160,9 +160,15 @@ type gridEnt struct {
 }
 
 const (
+	// selfIterations rounds of picking near pairs, selfSweeps Gauss-Seidel
+	// sweeps over them, and the colliders run each substep (3 rounds left
+	// the 64 x 64 heap's closest pair at 1.05 mm for a 3 mm thickness; 4
+	// keep it above 1.5 mm).
 	selfIterations = 4
 	selfSweeps     = 4
-	selfMaxRel     = 1.0
+	// selfMaxRel·h is the largest displacement per substep relative to the
+	// cloth's mean motion.
+	selfMaxRel = 1.0
 
 	// selfMaxSeparation is the largest separating speed [m/s] self-collision
 	// pushes may give a vertex (see separate).
