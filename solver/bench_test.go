@@ -5,6 +5,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/drape-sim/drape/internal/vec"
 	"github.com/drape-sim/drape/sdf"
 )
 
@@ -126,4 +127,47 @@ func cpuTime() float64 {
 // includes the workers' spinning between phases.
 func reportCPU(b *testing.B, cpu0 float64) {
 	b.ReportMetric((cpuTime()-cpu0)*1e3/float64(b.N), "cpu-ms/frame")
+}
+
+// BenchmarkSleep measures one frame of the bench's n x n cloth (benchGrid)
+// lying at rest on the ground, with Params.Sleep off and on (1 thread),
+// after warm frames in which it settles the 1 mm onto the ground and, with
+// sleeping on, falls asleep. It reports the vertices asleep.
+func BenchmarkSleep(b *testing.B) {
+	const warm = 30
+	ground := []sdf.Collider{sdf.NewCollider(sdf.Plane{Normal: vec.V(0, 1, 0), Offset: 0.996})}
+	for _, n := range []int{64, 128} {
+		for _, sleep := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%dx%d/sleep=%v", n, n, sleep), func(b *testing.B) {
+				pos, tris := benchGrid(n)
+				p := DefaultParams()
+				p.Threads = 1
+				p.Sleep = sleep
+				m := newModel(b, pos, tris, nil, p)
+				s := NewState(m)
+				x := NewXPBD(m)
+				k := 0
+				step := func() {
+					f := m.FrameAt(k, 24)
+					f.Colliders = ground
+					if err := x.Step(s, &f); err != nil {
+						b.Fatal(err)
+					}
+					k++
+				}
+				for k < warm {
+					step()
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				cpu0 := cpuTime()
+				for i := 0; i < b.N; i++ {
+					step()
+				}
+				reportCPU(b, cpu0)
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e6/float64(b.N), "ms/frame")
+				b.ReportMetric(float64(x.Asleep()), "asleep")
+			})
+		}
+	}
 }

@@ -132,6 +132,25 @@ type Params struct {
 	// Thickness) with zero velocity in the first substep an integrator
 	// runs, before they can explode outwards.
 	Settle bool
+
+	// Sleeping (sleep.go, XPBD only; the mass-spring integrators ignore it).
+
+	// Sleep lets vertices that have come to rest sleep: once no vertex of
+	// the cloth moves faster than SleepSpeed, a vertex that stayed below it
+	// for SleepFrames consecutive frames is held where it is (zero
+	// velocity, treated as pinned) and the constraints whose vertices all
+	// sleep are skipped; a frame in which every vertex sleeps costs almost
+	// nothing. A vertex wakes when an edge neighbour moves faster than
+	// SleepSpeed; wind, pins with a Motion, keyframed colliders, a change
+	// of gravity, frame time or colliders, or positions edited between
+	// Steps wake every vertex for that frame. With SelfCollision the cloth
+	// sleeps only as a whole. XPBD only; off by default.
+	Sleep bool
+	// SleepSpeed is the speed [m/s] below which a vertex counts as at rest.
+	SleepSpeed float64
+	// SleepFrames is how many consecutive frames a vertex must stay below
+	// SleepSpeed before it sleeps.
+	SleepFrames int
 }
 
 // DefaultParams returns the default settings: a light cotton (150 g/m²)
@@ -162,6 +181,9 @@ func DefaultParams() Params {
 		SelfCollision:        false,
 		SelfFriction:         0.2,
 		Settle:               true,
+		Sleep:                false,
+		SleepSpeed:           1e-3,
+		SleepFrames:          12,
 	}
 }
 
@@ -201,11 +223,16 @@ func (p Params) Validate() error {
 		fin("thickness", p.Thickness, 1e-5, 1, "1e-5..1 m"),
 		fin("friction", p.Friction, 0, 10, "0..10"),
 		fin("self friction", p.SelfFriction, 0, 10, "0..10"),
+		fin("sleep speed", p.SleepSpeed, 0, 10, "0..10 m/s"),
+		in("sleep frames", p.SleepFrames, 1, 1000000),
 	}
 	for _, err := range checks {
 		if err != nil {
 			return err
 		}
+	}
+	if p.Sleep && p.SleepSpeed == 0 {
+		return fmt.Errorf("sleep speed = 0: must be > 0 when sleep is on (1e-3 m/s is a good start)")
 	}
 	for i, g := range []float64{p.Gravity.X, p.Gravity.Y, p.Gravity.Z} {
 		if math.IsNaN(g) || math.IsInf(g, 0) || math.Abs(g) > 1e4 {

@@ -490,6 +490,9 @@ func TestParamsValidate(t *testing.T) {
 		{"nan", func(p *Params) { p.StretchStiffness = math.NaN() }, "stretch stiffness = NaN"},
 		{"solver", func(p *Params) { p.Solver = 0 }, "solver = 0"},
 		{"gravity", func(p *Params) { p.Gravity.Y = math.Inf(-1) }, "gravity y"},
+		{"sleep frames", func(p *Params) { p.SleepFrames = 0 }, "sleep frames = 0: must be in 1..1000000"},
+		{"sleep speed", func(p *Params) { p.Sleep, p.SleepSpeed = true, 0 }, "sleep speed = 0: must be > 0"},
+		{"sleep speed nan", func(p *Params) { p.SleepSpeed = math.NaN() }, "sleep speed = NaN"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package solver
 import (
 	"math"
 	"runtime"
+	"slices"
 
 	"github.com/drape-sim/drape/internal/vec"
 )
@@ -46,11 +47,29 @@ type XPBD struct {
 	fnBend  func(lo, hi int)
 	fnTeth  func(lo, hi int)
 	substep func(k, n int, t, dt float64)
+
+	// sleeping (sleep.go): nil without Params.Sleep
+	sl          *sleeper
+	blk         [][2]int32 // awake blocks of the current colour
+	chains      []int32    // awake limit chains of the current colour
+	fnStrBlk    func(lo, hi int)
+	fnBendBlk   func(lo, hi int)
+	fnLimChains func(lo, hi int)
 }
 
-// NewXPBD returns an XPBD integrator for m.
+// NewXPBD returns an XPBD integrator for m. With Params.Sleep it works
+// on a private shallow copy of m whose inverse masses are its own (0 for
+// the vertices asleep in the current frame); m itself is never changed.
 func NewXPBD(m *Model) *XPBD {
-	x := &XPBD{base: newBase(m)}
+	var sl *sleeper
+	if m.Params.Sleep {
+		mc := *m
+		mc.InvMass = slices.Clone(m.InvMass)
+		sl = newSleeper(m, mc.InvMass)
+		m = &mc
+	}
+	x := &XPBD{base: newBase(m), sl: sl}
+	x.fnStrBlk, x.fnBendBlk, x.fnLimChains = x.projectStretchBlocks, x.projectBendBlocks, x.projectLimitChains
 	// the multipliers carry over between iterations of one substep; with
 	// one iteration they always start at 0 and are never read again
 	if m.Params.Iterations > 1 {
@@ -71,7 +90,20 @@ func (x *XPBD) Step(s *State, f *Frame) error {
 	if err := x.checkState(s, f); err != nil {
 		return err
 	}
-	return x.runFrame(s, f, x.m.Params.Substeps, x.substep)
+	if x.sl == nil {
+		return x.runFrame(s, f, x.m.Params.Substeps, x.substep)
+	}
+	if x.sl.begin(x.m, s, f) {
+		x.sl.end(s, f, x.m.Params.SleepSpeed)
+		return nil
+	}
+	err := x.runFrame(s, f, x.m.Params.Substeps, x.substep)
+	if err != nil {
+		x.sl.valid = false
+		return err
+	}
+	x.sl.end(s, f, x.m.Params.SleepSpeed)
+	return nil
 }
 
 func (x *XPBD) step(k, n int, t, dt float64) {
@@ -92,8 +124,15 @@ func (x *XPBD) step(k, n int, t, dt float64) {
 	clear(x.lamS)
 	clear(x.lamB)
 	clear(x.lamL)
+	sleeping := x.sl != nil && x.sl.asleep > 0
 	for it := 0; it < p.Iterations; it++ {
 		x.projectSoftPins(t + dt)
+		if sleeping {
+			x.runAwakeLimits()
+			x.runBlocks(x.sl.strActCol, x.sl.strAct, x.fnStrBlk)
+			x.runBlocks(x.sl.bendActCol, x.sl.bendAct, x.fnBendBlk)
+			continue
+		}
 		x.runLimits()
 		x.runColours(m.stretch.colours, x.fnStr)
 		x.runColours(m.bend.colours, x.fnBend)
@@ -121,6 +160,46 @@ func (x *XPBD) runLimits() {
 		x.cBase = b.colours[c]
 		lo, hi := b.colours[c], b.colours[c+1]
 		x.pool.runGrain(hi-lo, int(b.chainOff[hi]-b.chainOff[lo]), x.fnLim)
+	}
+}
+
+// runBlocks projects the awake constraint blocks act[col[c]:col[c+1]] of
+// each colour c in parallel chunks; colours with none cost nothing.
+func (x *XPBD) runBlocks(col []int, act [][2]int32, fn func(lo, hi int)) {
+	for c := 0; c+1 < len(col); c++ {
+		if n := col[c+1] - col[c]; n > 0 {
+			x.blk = act[col[c]:col[c+1]]
+			x.pool.runGrain(n, n*sleepBlock, fn)
+		}
+	}
+}
+
+// runAwakeLimits projects the awake limit chains, one phase per colour.
+func (x *XPBD) runAwakeLimits() {
+	sl := x.sl
+	for c := 0; c+1 < len(sl.limActCol); c++ {
+		if n := sl.limActCol[c+1] - sl.limActCol[c]; n > 0 {
+			x.chains = sl.limAct[sl.limActCol[c]:sl.limActCol[c+1]]
+			x.pool.runGrain(n, sl.limActWork[c], x.fnLimChains)
+		}
+	}
+}
+
+func (x *XPBD) projectStretchBlocks(lo, hi int) {
+	for _, bk := range x.blk[lo:hi] {
+		x.projectStretchRange(int(bk[0]), int(bk[1]))
+	}
+}
+
+func (x *XPBD) projectBendBlocks(lo, hi int) {
+	for _, bk := range x.blk[lo:hi] {
+		x.projectBendRange(int(bk[0]), int(bk[1]))
+	}
+}
+
+func (x *XPBD) projectLimitChains(lo, hi int) {
+	for _, k := range x.chains[lo:hi] {
+		x.projectLimitRange(int(k), int(k)+1)
 	}
 }
 
@@ -176,9 +255,13 @@ func (x *XPBD) projectSoftPins(t float64) {
 }
 
 func (x *XPBD) projectStretch(lo, hi int) {
+	x.projectStretchRange(lo+x.cBase, hi+x.cBase)
+}
+
+// projectStretchRange projects stretch constraints [lo, hi) of one colour.
+func (x *XPBD) projectStretchRange(lo, hi int) {
 	b := &x.m.stretch
 	pos, w, inv := x.s.Pos, x.m.InvMass, x.invDt2
-	lo, hi = lo+x.cBase, hi+x.cBase
 	vs, rest, al, alc := b.v[lo:hi], b.rest[lo:hi], b.alpha[lo:hi], b.alphaC[lo:hi]
 	if x.lamS == nil {
 		for i, v := range vs {
@@ -195,9 +278,13 @@ func (x *XPBD) projectStretch(lo, hi int) {
 // projectLimits projects the limits of chains [lo, hi) of the current
 // colour, each chain's in order.
 func (x *XPBD) projectLimits(lo, hi int) {
+	x.projectLimitRange(lo+x.cBase, hi+x.cBase)
+}
+
+// projectLimitRange projects the limits of chains [lo, hi) of one colour.
+func (x *XPBD) projectLimitRange(lo, hi int) {
 	b := &x.m.limit
 	pos, w, inv := x.s.Pos, x.m.InvMass, x.invDt2
-	lo, hi = lo+x.cBase, hi+x.cBase
 	if x.lamL == nil {
 		for i := b.chainOff[lo]; i < b.chainOff[hi]; i++ {
 			projectRope(pos, w, b.path[b.off[i]:b.off[i+1]], b.maxLen[i], b.alpha[i]*inv, 0)
@@ -210,9 +297,13 @@ func (x *XPBD) projectLimits(lo, hi int) {
 }
 
 func (x *XPBD) projectBend(lo, hi int) {
+	x.projectBendRange(lo+x.cBase, hi+x.cBase)
+}
+
+// projectBendRange projects bending constraints [lo, hi) of one colour.
+func (x *XPBD) projectBendRange(lo, hi int) {
 	b := &x.m.bend
 	pos, w, inv := x.s.Pos, x.m.InvMass, x.invDt2
-	lo, hi = lo+x.cBase, hi+x.cBase
 	vs, rest, al := b.v[lo:hi], b.rest[lo:hi], b.alpha[lo:hi]
 	if x.lamB == nil {
 		for i, v := range vs {
@@ -231,6 +322,9 @@ func (x *XPBD) projectTethers(lo, hi int) {
 	pos := x.s.Pos
 	for i := lo; i < hi; i++ {
 		v := m.tetherV[i]
+		if m.InvMass[v] == 0 {
+			continue // asleep (sleep.go); tethered vertices are free otherwise
+		}
 		pos[v] = pos[v].Add(solveTether(pos[v], pos[m.tetherAnchor[i]], m.tetherLen[i]))
 	}
 }
