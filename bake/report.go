@@ -51,6 +51,9 @@ type Report struct {
 	// SelfIntersections counts intersecting pairs of non-adjacent triangles
 	// at the last frame.
 	SelfIntersections int `json:"self_intersections"`
+	// SleepingFrames counts the frames in which some vertices slept
+	// (scene key "sleep").
+	SleepingFrames int `json:"sleeping_frames,omitempty"`
 
 	PrepareSeconds  float64  `json:"prepare_s"`
 	SimSeconds      float64  `json:"simulate_s"`
@@ -86,6 +89,7 @@ func (j *Job) report(rec *Recording, outs []OutputInfo) *Report {
 		Settings:       sc,
 		MaxStretch:     rec.MaxStretch,
 		MaxPenetration: rec.MaxPen,
+		SleepingFrames: rec.Sleeping,
 		Warnings:       j.Warnings,
 	}
 	last := rec.Pos[len(rec.Pos)-1]

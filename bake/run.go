@@ -122,6 +122,7 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 	p.Threads = sc.Threads
 	p.Tethers = sc.Tethers
 	p.RetryDivergence = sc.Retry
+	p.Sleep = sc.Sleep
 	j.Gravity = p.Gravity
 	if sc.Gravity != nil {
 		j.Gravity = vec.V(sc.Gravity[0], sc.Gravity[1], sc.Gravity[2])
@@ -285,6 +286,7 @@ type Recording struct {
 	Pos        [][]vec.Vec3 // simulation positions per stored frame
 	MaxStretch float64      // over all frames
 	MaxPen     float64      // deepest collider penetration over all frames [m]
+	Sleeping   int          // frames in which some vertices slept (scene "sleep")
 	started    time.Time
 }
 
@@ -337,6 +339,9 @@ func (j *Job) Simulate(ctx context.Context, opt Options) (*Recording, error) {
 					Fix: "raise --substeps, use --retry 3, or soften the fabric (lower stretch/bend); check colliders that start inside the cloth"}
 			}
 			return nil, err
+		}
+		if a, ok := integ.(interface{ Asleep() int }); ok && a.Asleep() > 0 {
+			rec.Sleeping++
 		}
 		keep(k, st.Pos)
 	}

@@ -40,6 +40,7 @@ type Scene struct {
 	SelfCollision bool           `json:"self_collision,omitempty"`
 	Tethers       bool           `json:"tethers,omitempty"`
 	Retry         int            `json:"retry,omitempty"`
+	Sleep         bool           `json:"sleep,omitempty"`
 	Pins          []PinSpec      `json:"pins,omitempty"`
 	Colliders     []ColliderSpec `json:"colliders,omitempty"`
 	Wind          *WindSpec      `json:"wind,omitempty"`

@@ -53,6 +53,7 @@ Examples:
 			&cli.StringFlag{Name: "fabric", Usage: "fabric preset (see drape presets)"},
 			&cli.BoolFlag{Name: "tethers", Usage: "long-range attachments from pinned vertices"},
 			&cli.IntFlag{Name: "retry", Usage: "on divergence retry a frame with twice the substeps up to `N` times"},
+			&cli.BoolFlag{Name: "sleep", Usage: "let vertices at rest sleep once the whole cloth is calm (resting frames cost almost nothing)"},
 			&cli.BoolFlag{Name: "quantize", Usage: "write KHR_mesh_quantization morph targets (smaller glTF)"},
 			&cli.BoolFlag{Name: "no-normals", Usage: "write no NORMAL morph targets"},
 			&cli.Int64Flag{Name: "seed", Usage: "seed of the wind gusts"},
@@ -166,6 +167,9 @@ func applyFlags(c *cli.Context, sc *bake.Scene) error {
 	}
 	if c.IsSet("tethers") {
 		sc.Tethers = c.Bool("tethers")
+	}
+	if c.IsSet("sleep") {
+		sc.Sleep = c.Bool("sleep")
 	}
 	if c.IsSet("quantize") {
 		sc.Quantize = c.Bool("quantize")
