@@ -87,29 +87,40 @@ func BenchmarkDrape(b *testing.B) {
 				s := NewState(m)
 				x := NewXPBD(m)
 				cs := []sdf.Collider{sdf.NewCollider(sdf.Sphere{Radius: 0.5})}
-				k := 0
-				step := func() {
-					f := m.FrameAt(k, 24)
-					f.Colliders = cs
-					if err := x.Step(s, &f); err != nil {
-						b.Fatal(err)
-					}
-					k++
-				}
-				for k < warm {
-					step()
-				}
-				b.ReportAllocs()
-				b.ResetTimer()
-				cpu0 := cpuTime()
-				for i := 0; i < b.N; i++ {
-					step()
-				}
-				reportCPU(b, cpu0)
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e6/float64(b.N), "ms/frame")
+				timeFrames(b, warm, frameStepper(b, m, s, x, cs))
 			})
 		}
 	}
+}
+
+// frameStepper returns a function that advances s by the next frame of m
+// (24 fps) with colliders cs on each call, failing b on an error.
+func frameStepper(b *testing.B, m *Model, s *State, in Integrator, cs []sdf.Collider) func() {
+	k := 0
+	return func() {
+		f := m.FrameAt(k, 24)
+		f.Colliders = cs
+		if err := in.Step(s, &f); err != nil {
+			b.Fatal(err)
+		}
+		k++
+	}
+}
+
+// timeFrames steps warm frames untimed, then b.N timed frames, and reports
+// ms/frame and cpu-ms/frame.
+func timeFrames(b *testing.B, warm int, step func()) {
+	for range warm {
+		step()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for range b.N {
+		step()
+	}
+	reportCPU(b, cpu0)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e6/float64(b.N), "ms/frame")
 }
 
 // cpuTime returns the process's user plus system CPU time [s].
@@ -146,26 +157,7 @@ func BenchmarkSleep(b *testing.B) {
 				m := newModel(b, pos, tris, nil, p)
 				s := NewState(m)
 				x := NewXPBD(m)
-				k := 0
-				step := func() {
-					f := m.FrameAt(k, 24)
-					f.Colliders = ground
-					if err := x.Step(s, &f); err != nil {
-						b.Fatal(err)
-					}
-					k++
-				}
-				for k < warm {
-					step()
-				}
-				b.ReportAllocs()
-				b.ResetTimer()
-				cpu0 := cpuTime()
-				for i := 0; i < b.N; i++ {
-					step()
-				}
-				reportCPU(b, cpu0)
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e6/float64(b.N), "ms/frame")
+				timeFrames(b, warm, frameStepper(b, m, s, x, ground))
 				b.ReportMetric(float64(x.Asleep()), "asleep")
 			})
 		}

@@ -25,16 +25,8 @@ func BenchmarkHeap(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				k := 0
-				step := func() {
-					f := m.FrameAt(k, 24)
-					f.Colliders = sc.cs
-					if err := in.Step(s, &f); err != nil {
-						b.Fatal(err)
-					}
-					k++
-				}
-				for k < warm {
+				step := frameStepper(b, m, s, in, sc.cs)
+				for range warm {
 					step()
 				}
 				b.ReportAllocs()
