@@ -243,44 +243,15 @@ func (sl *sleeper) end(s *State, f *Frame, speed float64) {
 // that hold a vertex with non-zero inverse mass.
 func (sl *sleeper) listAwake(m *Model) {
 	w := sl.w
-	sl.strAct, sl.strActCol = sl.strAct[:0], append(sl.strActCol[:0], 0)
-	st := &m.stretch
-	for c := 0; c+1 < len(sl.strBlkCol); c++ {
-		for _, bk := range sl.strBlk[sl.strBlkCol[c]:sl.strBlkCol[c+1]] {
-			lo, hi := int32(-1), int32(-1)
-			for i := bk[0]; i < bk[1]; i++ {
-				if e := st.v[i]; w[e[0]] != 0 || w[e[1]] != 0 {
-					if lo < 0 {
-						lo = i
-					}
-					hi = i + 1
-				}
-			}
-			if lo >= 0 {
-				sl.strAct = append(sl.strAct, [2]int32{lo, hi})
-			}
-		}
-		sl.strActCol = append(sl.strActCol, len(sl.strAct))
-	}
-	sl.bendAct, sl.bendActCol = sl.bendAct[:0], append(sl.bendActCol[:0], 0)
-	bd := &m.bend
-	for c := 0; c+1 < len(sl.bendBlkCol); c++ {
-		for _, bk := range sl.bendBlk[sl.bendBlkCol[c]:sl.bendBlkCol[c+1]] {
-			lo, hi := int32(-1), int32(-1)
-			for i := bk[0]; i < bk[1]; i++ {
-				if q := bd.v[i]; w[q[0]] != 0 || w[q[1]] != 0 || w[q[2]] != 0 || w[q[3]] != 0 {
-					if lo < 0 {
-						lo = i
-					}
-					hi = i + 1
-				}
-			}
-			if lo >= 0 {
-				sl.bendAct = append(sl.bendAct, [2]int32{lo, hi})
-			}
-		}
-		sl.bendActCol = append(sl.bendActCol, len(sl.bendAct))
-	}
+	st, bd := &m.stretch, &m.bend
+	sl.strAct, sl.strActCol = awakeBlocks(sl.strBlk, sl.strBlkCol, sl.strAct, sl.strActCol, func(i int32) bool {
+		e := st.v[i]
+		return w[e[0]] != 0 || w[e[1]] != 0
+	})
+	sl.bendAct, sl.bendActCol = awakeBlocks(sl.bendBlk, sl.bendBlkCol, sl.bendAct, sl.bendActCol, func(i int32) bool {
+		q := bd.v[i]
+		return w[q[0]] != 0 || w[q[1]] != 0 || w[q[2]] != 0 || w[q[3]] != 0
+	})
 	lb := &m.limit
 	sl.limAct, sl.limActCol, sl.limActWork = sl.limAct[:0], append(sl.limActCol[:0], 0), sl.limActWork[:0]
 	for c := 0; c+1 < len(lb.colours); c++ {
@@ -314,4 +285,29 @@ func (x *XPBD) Asleep() int {
 		return 0
 	}
 	return x.sl.asleep
+}
+
+// awakeBlocks lists, colour by colour, the part of each block of blk
+// (colour c is blk[col[c]:col[c+1]]) from its first to its last
+// constraint with awake(i), reusing act and actCol.
+func awakeBlocks(blk [][2]int32, col []int, act [][2]int32, actCol []int, awake func(i int32) bool) ([][2]int32, []int) {
+	act, actCol = act[:0], append(actCol[:0], 0)
+	for c := 0; c+1 < len(col); c++ {
+		for _, bk := range blk[col[c]:col[c+1]] {
+			lo, hi := int32(-1), int32(-1)
+			for i := bk[0]; i < bk[1]; i++ {
+				if awake(i) {
+					if lo < 0 {
+						lo = i
+					}
+					hi = i + 1
+				}
+			}
+			if lo >= 0 {
+				act = append(act, [2]int32{lo, hi})
+			}
+		}
+		actCol = append(actCol, len(act))
+	}
+	return act, actCol
 }
