@@ -33,6 +33,7 @@ class DRAPE_PT_cloth(bpy.types.Panel):
             col.prop(s, "fabric")
             col.prop(s, "substeps")
             col.prop(s, "self_collision")
+            col.prop(s, "sleep")
             col.prop_search(s, "pin_group", obj, "vertex_groups", text="Pin Group")
             row = col.row(heading="Thickness")
             row.prop(s, "use_thickness", text="")

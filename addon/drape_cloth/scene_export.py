@@ -442,6 +442,8 @@ def export(context, obj, folder):
     }
     if s.substeps > 0:
         data["substeps"] = int(s.substeps)
+    if s.sleep:
+        data["sleep"] = True
     if s.use_thickness:
         data["thickness"] = _r(s.thickness)
     if s.use_friction:

@@ -264,6 +264,7 @@ class FakeTests(Base):
         sc = bpy.context.scene
         sc.frame_start, sc.frame_end = 1, 10
         before = evaluated(cloth, 1)
+        cloth.drape.sleep = True
         activate(cloth)
         self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
 
@@ -282,6 +283,7 @@ class FakeTests(Base):
         with open(os.path.join(folder, "scene.json")) as f:
             scene = json.load(f)
         self.assertEqual((scene["up"], scene["frames"], scene["fps"]), ("y", 10, 24))
+        self.assertIs(scene.get("sleep"), True, "Sleep at Rest exported as \"sleep\"")
         self.assertEqual(scene["pins"][0]["indices"], top, "pin indices")
         cols = {c["name"]: c for c in scene["colliders"]}
         self.assertEqual(sorted(cols), ["Ball", "Cone", "Crate", "Floor", "Mover", "Rock", "Rod"])
