@@ -176,6 +176,12 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 	}
 	j.Model = model
 	j.restLen = edgeLengths(model.Topo, w.Positions)
+	if need := model.BendingSubsteps(sc.FPS); p.Solver == solver.SolverXPBD && need > p.Substeps {
+		msg := fmt.Sprintf("%s: the fabric's bending stiffness (%.3g N·m) on this mesh needs %d substeps per frame to be felt fully; with %d the cloth bends softer than set (use --substeps %d, a coarser mesh or a softer fabric)",
+			input, p.BendingStiffness, need, p.Substeps, need)
+		warn(msg)
+		j.Warnings = append(j.Warnings, msg)
+	}
 	if msg := preflight(j); msg != "" {
 		warn(msg)
 		j.Warnings = append(j.Warnings, msg)
