@@ -176,11 +176,20 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 	}
 	j.Model = model
 	j.restLen = edgeLengths(model.Topo, w.Positions)
+	// Stiff bending on a fine mesh needs more substeps to be felt fully
+	// (solver.Model.BendingSubsteps): without a substeps setting the bake
+	// takes them, up to maxAutoSubsteps; otherwise it warns.
 	if need := model.BendingSubsteps(sc.FPS); p.Solver == solver.SolverXPBD && need > p.Substeps {
-		msg := fmt.Sprintf("%s: the fabric's bending stiffness (%.3g N·m) on this mesh needs %d substeps per frame to be felt fully; with %d the cloth bends softer than set (use --substeps %d, a coarser mesh or a softer fabric)",
-			input, p.BendingStiffness, need, p.Substeps, need)
-		warn(msg)
-		j.Warnings = append(j.Warnings, msg)
+		if sc.Substeps == 0 {
+			n := min(need, maxAutoSubsteps)
+			model.Params.Substeps, j.Params.Substeps, p.Substeps = n, n, n
+		}
+		if need > p.Substeps {
+			msg := fmt.Sprintf("%s: the fabric's bending stiffness (%.3g N·m) on this mesh needs %d substeps per frame to be felt fully; with %d the cloth bends softer than set (use --substeps %d, a coarser mesh or a softer fabric)",
+				input, p.BendingStiffness, need, p.Substeps, need)
+			warn(msg)
+			j.Warnings = append(j.Warnings, msg)
+		}
 	}
 	if msg := preflight(j); msg != "" {
 		warn(msg)
@@ -295,6 +304,10 @@ type Recording struct {
 	Sleeping   int          // frames in which some vertices slept (scene "sleep")
 	started    time.Time
 }
+
+// maxAutoSubsteps bounds the substeps a bake without a substeps setting
+// takes for stiff bending (four times the solver's default).
+const maxAutoSubsteps = 60
 
 // Simulate steps the scene's frames. Frame 0 is the rest pose; frame k is
 // k/fps seconds later.
