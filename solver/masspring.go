@@ -408,11 +408,11 @@ func (ms *massSpring) implicitStep(t, dt float64, first, last bool) {
 }
 
 func (ms *massSpring) predict(lo, hi int) {
-	predict(ms.s.Pos[lo:hi], ms.s.Prev[lo:hi], ms.s.Vel[lo:hi], ms.acc[lo:hi], ms.m.InvMass[lo:hi], ms.dt, ms.damp, ms.first)
+	predict(ms.s.Pos[lo:hi], ms.s.Prev[lo:hi], ms.s.Vel[lo:hi], ms.acc[lo:hi], ms.m.InvMass[lo:hi], ms.dt, ms.damp, ms.first, nil, nil)
 }
 
 func (ms *massSpring) updateVel(lo, hi int) {
-	updateVelocity(ms.s.Pos[lo:hi], ms.s.Prev[lo:hi], ms.s.Vel[lo:hi], ms.acc[lo:hi], ms.m.InvMass[lo:hi], ms.dt, ms.last)
+	updateVelocity(ms.s.Pos[lo:hi], ms.s.Prev[lo:hi], ms.s.Vel[lo:hi], ms.acc[lo:hi], ms.m.InvMass[lo:hi], ms.dt, ms.last, nil, nil)
 }
 
 // solveImplicit runs iters Jacobi iterations on s.Pos. If res is not nil

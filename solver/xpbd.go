@@ -24,19 +24,24 @@ import (
 //	velocity: v ← (x - prev)/dt
 //
 // This is symplectic Euler, that is leapfrog with the velocity half a
-// substep behind the positions. To keep State.Vel synchronous with
-// State.Pos at frame boundaries, the first substep of a frame kicks by
-// ½·a·dt only, and the last adds half of that substep's total acceleration
-// (external plus constraint, measured as the velocity change the
-// projection made): v ← v + ½·(a·dt + (x - prev)/dt - v_predicted). A free
-// fall is then exact (x0 + ½gt²) at any substep count, and a rigidly held
-// configuration stays exactly at rest with zero velocity.
+// substep behind the positions. State.Vel is kept synchronous with
+// State.Pos at frame boundaries: the last substep of a frame adds half of
+// its total acceleration (external plus constraint, measured as the
+// velocity change the projection made): v ← v + ½·(a·dt + (x - prev)/dt -
+// v_predicted). The next frame continues from that substep's half-step
+// velocity, so a frame boundary changes nothing (24 fps x 30 substeps and
+// 48 fps x 15 give the same positions); only a velocity that is new (the
+// first frame) or was set from outside starts leapfrog with a half kick
+// ½·a·dt. A free fall is then exact (x0 + ½gt²) at any substep count, and
+// a rigidly held configuration stays exactly at rest with zero velocity.
 type XPBD struct {
 	base
 	invDt2  float64
 	cBase   int
 	first   bool
 	last    bool
+	half    []vec.Vec3 // per vertex: the last frame's last half-step velocity
+	out     []vec.Vec3 // per vertex: the synchronised velocity it ended with
 	lamS    []float64
 	lamB    []float64
 	lamL    []float64
@@ -89,6 +94,15 @@ func NewXPBD(m *Model) *XPBD {
 func (x *XPBD) Step(s *State, f *Frame) error {
 	if err := x.checkState(s, f); err != nil {
 		return err
+	}
+	x.resume(len(s.Pos))
+	// vertices whose velocity is still the synchronised one the last frame
+	// ended with continue from its last half-step velocity (see predict);
+	// the first substep's drag and wind then see that velocity too
+	for i, v := range s.Vel {
+		if v == x.out[i] {
+			s.Vel[i], x.out[i] = x.half[i], x.half[i]
+		}
 	}
 	if x.sl == nil {
 		return x.runFrame(s, f, x.m.Params.Substeps, x.substep)
@@ -205,41 +219,79 @@ func (x *XPBD) projectLimitChains(lo, hi int) {
 
 func (x *XPBD) predict(lo, hi int) {
 	x.gatherAccel(lo, hi)
-	predict(x.s.Pos[lo:hi], x.s.Prev[lo:hi], x.s.Vel[lo:hi], x.acc[lo:hi], x.m.InvMass[lo:hi], x.dt, x.damp, x.first)
+	predict(x.s.Pos[lo:hi], x.s.Prev[lo:hi], x.s.Vel[lo:hi], x.acc[lo:hi], x.m.InvMass[lo:hi], x.dt, x.damp, x.first,
+		x.half[lo:hi], x.out[lo:hi])
 }
 
 func (x *XPBD) updateVel(lo, hi int) {
-	updateVelocity(x.s.Pos[lo:hi], x.s.Prev[lo:hi], x.s.Vel[lo:hi], x.acc[lo:hi], x.m.InvMass[lo:hi], x.dt, x.last)
+	updateVelocity(x.s.Pos[lo:hi], x.s.Prev[lo:hi], x.s.Vel[lo:hi], x.acc[lo:hi], x.m.InvMass[lo:hi], x.dt, x.last,
+		x.half[lo:hi], x.out[lo:hi])
+}
+
+// resume sizes the frame-boundary velocity memories (see predict) for n
+// vertices. NaN in out matches no velocity, so a fresh integrator starts
+// every vertex with the half kick.
+func (x *XPBD) resume(n int) {
+	if len(x.half) == n {
+		return
+	}
+	x.half, x.out = make([]vec.Vec3, n), make([]vec.Vec3, n)
+	nan := vec.V(math.NaN(), math.NaN(), math.NaN())
+	for i := range x.out {
+		x.out[i] = nan
+	}
 }
 
 // predict is the XPBD/implicit prediction over one chunk of vertices:
-// v ← v·damp + a·dt (½·a·dt on a frame's first substep), prev ← x,
-// x ← x + v·dt. Vertices with zero inverse mass do not move.
-func predict(pos, prev, vel, acc []vec.Vec3, w []float64, dt, damp float64, first bool) {
-	kick := dt
-	if first {
-		kick = 0.5 * dt
-	}
+// v ← v·damp + a·dt, prev ← x, x ← x + v·dt. Vertices with zero inverse
+// mass do not move.
+//
+// On a frame's first substep, a vertex whose velocity is still the
+// synchronised one the last frame ended with (vel = out) continues from
+// that frame's last half-step velocity half with a full kick, exactly as
+// if there were no frame boundary; any other vertex (the first frame, a
+// velocity set from outside) starts leapfrog with a half kick ½·a·dt.
+// (Half-kicking every frame made resting cloth jolt at the frame rate:
+// under gravity, with one projection per substep, the sag a substep leaves
+// is proportional to its gravity step, and the first substep's was half.)
+// half and out may be nil (always the half kick).
+func predict(pos, prev, vel, acc []vec.Vec3, w []float64, dt, damp float64, first bool, half, out []vec.Vec3) {
 	for i := range pos {
 		prev[i] = pos[i]
 		if w[i] == 0 {
 			continue
 		}
-		v := vel[i].Scale(damp).Add(acc[i].Scale(kick))
+		v0, kick := vel[i], dt
+		if first {
+			if half != nil && vel[i] == out[i] {
+				v0 = half[i]
+			} else {
+				kick = 0.5 * dt
+			}
+		}
+		v := v0.Scale(damp).Add(acc[i].Scale(kick))
 		vel[i] = v
 		pos[i] = pos[i].Add(v.Scale(dt))
 	}
 }
 
-// updateVelocity sets v ← (x - prev)/dt; on a frame's last substep it adds
-// the half kick ½·(a·dt + Δv_constraints) that synchronises the velocity
-// with the positions. vel holds the predicted velocities on entry.
-func updateVelocity(pos, prev, vel, acc []vec.Vec3, w []float64, dt float64, last bool) {
+// updateVelocity sets v ← (x - prev)/dt; on a frame's last substep it
+// keeps that half-step velocity in half and adds the half kick
+// ½·(a·dt + Δv_constraints) that synchronises the velocity with the
+// positions, and keeps the result in out (see predict). vel holds the
+// predicted velocities on entry. half and out may be nil.
+func updateVelocity(pos, prev, vel, acc []vec.Vec3, w []float64, dt float64, last bool, half, out []vec.Vec3) {
 	inv := 1 / dt
 	for i := range pos {
 		v := pos[i].Sub(prev[i]).Scale(inv)
+		if last && half != nil {
+			half[i] = v
+		}
 		if last && w[i] != 0 {
 			v = v.Add(acc[i].Scale(dt).Add(v.Sub(vel[i])).Scale(0.5))
+		}
+		if last && out != nil {
+			out[i] = v
 		}
 		vel[i] = v
 	}
