@@ -319,23 +319,7 @@ func (m *Model) buildTethers() {
 	if len(m.hardPins) == 0 {
 		return
 	}
-	// CSR vertex adjacency
-	start := make([]int32, n+1)
-	for _, e := range m.Topo.Edges {
-		start[e.V[0]+1]++
-		start[e.V[1]+1]++
-	}
-	for i := 0; i < n; i++ {
-		start[i+1] += start[i]
-	}
-	adj := make([]int32, start[n])
-	fill := append([]int32(nil), start[:n]...)
-	for _, e := range m.Topo.Edges {
-		adj[fill[e.V[0]]] = e.V[1]
-		fill[e.V[0]]++
-		adj[fill[e.V[1]]] = e.V[0]
-		fill[e.V[1]]++
-	}
+	start, adj := m.vertexAdjacency()
 	dist := make([]float64, n)
 	anchor := make([]int32, n)
 	for i := range dist {
