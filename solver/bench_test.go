@@ -73,22 +73,26 @@ func benchStep(b *testing.B, n int, bend bool, threads int) {
 
 // BenchmarkDrape measures one frame of the bench's unpinned n x n cloth
 // (benchGrid, 2 m wide, 1 m up) falling onto a sphere of radius 0.5 m at
-// default settings (threads = 1 and 2), after warm frames that bring it
-// into contact, as bench/main.go's "64 x 64 sphere" scene bakes it.
+// default settings (threads = 1 and 2, self-collision off and on), after
+// warm frames that bring it into contact, as bench/main.go's "64 x 64
+// sphere" scene bakes it.
 func BenchmarkDrape(b *testing.B) {
 	const warm = 12
 	for _, n := range []int{64, 128} {
 		for _, threads := range []int{1, 2} {
-			b.Run(fmt.Sprintf("%dx%d/threads=%d", n, n, threads), func(b *testing.B) {
-				pos, tris := benchGrid(n)
-				p := DefaultParams()
-				p.Threads = threads
-				m := newModel(b, pos, tris, nil, p)
-				s := NewState(m)
-				x := NewXPBD(m)
-				cs := []sdf.Collider{sdf.NewCollider(sdf.Sphere{Radius: 0.5})}
-				timeFrames(b, warm, frameStepper(b, m, s, x, cs))
-			})
+			for _, self := range []bool{false, true} {
+				b.Run(fmt.Sprintf("%dx%d/threads=%d/self=%v", n, n, threads, self), func(b *testing.B) {
+					pos, tris := benchGrid(n)
+					p := DefaultParams()
+					p.Threads = threads
+					p.SelfCollision = self
+					m := newModel(b, pos, tris, nil, p)
+					s := NewState(m)
+					x := NewXPBD(m)
+					cs := []sdf.Collider{sdf.NewCollider(sdf.Sphere{Radius: 0.5})}
+					timeFrames(b, warm, frameStepper(b, m, s, x, cs))
+				})
+			}
 		}
 	}
 }
