@@ -26,12 +26,14 @@ type collision struct {
 
 	self *selfCollision
 
-	fnVerts func(lo, hi int)
+	list []int32 // vertices for collideList
+
+	fnVerts, fnList func(lo, hi int)
 }
 
 func newCollision(b *base) *collision {
 	c := &collision{b: b, settleFrame: b.f.Index}
-	c.fnVerts = c.collideVerts
+	c.fnVerts, c.fnList = c.collideVerts, c.collideList
 	if b.m.Params.SelfCollision {
 		c.self = newSelfCollision(b)
 	}
@@ -92,23 +94,40 @@ func (c *collision) substep(t, dt float64) {
 			}
 			c.self.iterate(it == selfIterations-1)
 			if nc > 0 {
+				// only the vertices of the projected pairs moved
 				c.friction = false
-				b.pool.run(len(b.s.Pos), c.fnVerts)
+				c.list = c.self.touched()
+				b.pool.run(len(c.list), c.fnList)
 			}
 		}
 		c.self.failSafe()
 		b.pool.run(len(b.s.Pos), c.self.fnSeparate)
+
 	}
 }
 
 // collideVerts projects vertices [lo, hi) out of every collider.
 func (c *collision) collideVerts(lo, hi int) {
+	for v := lo; v < hi; v++ {
+		c.collideOne(int32(v))
+	}
+}
+
+// collideList projects the vertices c.list[lo:hi] out of every collider.
+func (c *collision) collideList(lo, hi int) {
+	for _, v := range c.list[lo:hi] {
+		c.collideOne(v)
+	}
+}
+
+// collideOne projects vertex v out of every collider.
+func (c *collision) collideOne(v int32) {
 	b := c.b
 	pos, prev, w := b.s.Pos, b.s.Prev, b.m.InvMass
 	nc := len(b.f.Colliders)
-	for v := lo; v < hi; v++ {
+	{
 		if w[v] == 0 {
-			continue
+			return
 		}
 		x := pos[v]
 		for i := 0; i < nc; i++ {

@@ -1,0 +1,446 @@
+package solver
+
+import (
+	"math"
+	"slices"
+
+	"github.com/drape-sim/drape/internal/vec"
+)
+
+// The self-collision broad phase is a bounding volume hierarchy over the
+// triangles, built once from the rest mesh (median splits of the rest
+// centroids, so nodes are compact patches) and refitted at every rebuild
+// of the neighbour list, with a normal cone per node (Volino and
+// Magnenat-Thalmann 1994; Provot 1997). A connected patch whose normals
+// stay within a cone of half-angle cullMaxAngle is a height field over the
+// plane across the cone's axis: it cannot fold onto itself, and its own
+// pairs are skipped. On cloth that is flat or smoothly bent (hanging,
+// draped, sliding over a body) that culls most of the mesh, and only
+// folds and the pairs between patches are searched.
+//
+// The cull must hold until the next rebuild, so a leaf's cone holds its
+// triangle's normals at the substep's start and at the current positions,
+// widened by turnMaxAngle; every substep, a triangle whose normal has left
+// its cone (turned) triggers a rebuild, as does one compressed below
+// cullMinArea of its rest area (compressed cloth brings neighbours
+// together without folding, so such triangles are never culled).
+//
+// Each vertex and each edge is owned by one triangle (its lowest adjacent
+// triangle), and a leaf pair tests the features its triangles own against
+// the other triangle, so every pair is found once. A vertex no triangle
+// uses takes no part in self-collision.
+
+// cullMaxAngle is the widest normal cone [rad] whose patch is culled.
+const cullMaxAngle = 45 * math.Pi / 180
+
+// bvhNode is one node of the triangle hierarchy. Children have larger
+// indices than their parent.
+type bvhNode struct {
+	left, right int32 // children, -1 for a leaf
+	tri         int32 // the leaf's triangle, -1 for an inner node
+	connected   bool  // the node's triangles form one piece (rest mesh)
+	size        int32 // triangles under the node
+}
+
+// triTree is the hierarchy and its per-rebuild state.
+type triTree struct {
+	nodes []bvhNode
+	leaf  []int32 // per triangle: its leaf node
+
+	ownV [][]int32 // per triangle: the vertices it owns
+	ownE [][]int32 // per triangle: the edges it owns
+
+	restArea []float64 // per triangle: twice its rest area
+
+	nd []nodeState // refitted at every rebuild
+
+	runSubtrees func(lo, hi int)
+	subtrees    []int32 // roots of the subtrees refitted in parallel
+	top         []int32 // the nodes above them, children first
+
+	tasks, spare []treeTask
+	slots        []pairSlot
+}
+
+// nodeState is a node's box and normal cone at the last refit.
+type nodeState struct {
+	lo, hi vec.Vec3 // box, inflated
+	area   vec.Vec3 // sum of the triangle area vectors (x2)
+	axis   vec.Vec3 // unit cone axis
+	cc, cs float64  // cosine and sine of the half-angle; cc < cosCull: wide
+	ok     bool     // connected and within the cull cone
+}
+
+// treeTask is one independent part of the traversal: the pairs within
+// node a (b < 0) or between nodes a and b.
+type treeTask struct{ a, b int32 }
+
+// cullMinArea is the smallest area, relative to the rest area, of a
+// triangle in a culled patch: cloth compressed in its plane brings
+// neighbours within the thickness without folding, and its patches are
+// searched like folded ones.
+const cullMinArea = 0.5
+
+// turnMaxAngle is how far [rad] a triangle's normal may turn after a
+// rebuild before the next one: the leaf cones are that wide, and
+// (*triTree).turned triggers the rebuild.
+const turnMaxAngle = 10 * math.Pi / 180
+
+var (
+	cosCull          = math.Cos(cullMaxAngle)
+	cosTurn, sinTurn = math.Cos(turnMaxAngle), math.Sin(turnMaxAngle)
+)
+
+// newTriTree builds the hierarchy of the triangles over their rest
+// centroids and the feature ownership.
+func newTriTree(rest []vec.Vec3, topo *Topology) *triTree {
+	tris := topo.Tris
+	tt := &triTree{leaf: make([]int32, len(tris))}
+	cent := make([]vec.Vec3, len(tris))
+	order := make([]int32, len(tris))
+	tt.restArea = make([]float64, len(tris))
+	for i, t := range tris {
+		tt.restArea[i] = rest[t[1]].Sub(rest[t[0]]).Cross(rest[t[2]].Sub(rest[t[0]])).Len()
+		cent[i] = rest[t[0]].Add(rest[t[1]]).Add(rest[t[2]]).Scale(1.0 / 3)
+		order[i] = int32(i)
+	}
+	// ownership
+	tt.ownV = make([][]int32, len(tris))
+	tt.ownE = make([][]int32, len(tris))
+	owner := make([]int32, topo.NumVerts)
+	for i := range owner {
+		owner[i] = -1
+	}
+	for i, t := range tris {
+		for _, v := range t {
+			if owner[v] < 0 {
+				owner[v] = int32(i)
+				tt.ownV[i] = append(tt.ownV[i], v)
+			}
+		}
+	}
+	for i, e := range topo.Edges {
+		if t := e.Tri[0]; t >= 0 {
+			tt.ownE[t] = append(tt.ownE[t], int32(i))
+		}
+	}
+	// adjacency for the connectivity of nodes: triangles sharing a vertex
+	vt := make([][]int32, topo.NumVerts)
+	for i, t := range tris {
+		for _, v := range t {
+			vt[v] = append(vt[v], int32(i))
+		}
+	}
+	if len(tris) > 0 {
+		mark := make([]int32, len(tris)) // node id + 1 whose member a triangle is
+		stack := []int32{}
+		tt.split(order, cent, tris, vt, mark, &stack)
+	}
+	tt.nd = make([]nodeState, len(tt.nodes))
+	// subtrees of fewer than 512 triangles refit in parallel
+	var walk func(id int32)
+	walk = func(id int32) {
+		n := tt.nodes[id]
+		if n.left < 0 || n.size < 512 {
+			tt.subtrees = append(tt.subtrees, id)
+			return
+		}
+		walk(n.left)
+		walk(n.right)
+		tt.top = append(tt.top, id)
+	}
+	if len(tt.nodes) > 0 {
+		walk(0)
+	}
+	tt.runSubtrees = func(lo, hi int) {
+		for _, root := range tt.subtrees[lo:hi] {
+			for id := root + 2*tt.nodes[root].size - 2; id >= root; id-- {
+				tt.merge(id)
+			}
+		}
+	}
+	return tt
+}
+
+// split appends the node of triangles order (and its subtree) and returns
+// its index.
+func (tt *triTree) split(order []int32, cent []vec.Vec3, tris [][3]int32, vt [][]int32, mark []int32, stack *[]int32) int32 {
+	id := int32(len(tt.nodes))
+	tt.nodes = append(tt.nodes, bvhNode{left: -1, right: -1, tri: -1, size: int32(len(order))})
+	tt.nodes[id].connected = connectedSet(order, id+1, tris, vt, mark, stack)
+	if len(order) == 1 {
+		tt.nodes[id].tri = order[0]
+		tt.leaf[order[0]] = id
+		return id
+	}
+	lo, hi := cent[order[0]], cent[order[0]]
+	for _, t := range order {
+		lo, hi = lo.Min(cent[t]), hi.Max(cent[t])
+	}
+	d := hi.Sub(lo)
+	axis := 0
+	if d.Y > d.X && d.Y >= d.Z {
+		axis = 1
+	} else if d.Z > d.X && d.Z > d.Y {
+		axis = 2
+	}
+	key := func(t int32) float64 { return [3]float64{cent[t].X, cent[t].Y, cent[t].Z}[axis] }
+	slices.SortFunc(order, func(a, b int32) int {
+		if ka, kb := key(a), key(b); ka != kb {
+			if ka < kb {
+				return -1
+			}
+			return 1
+		}
+		return int(a - b)
+	})
+	mid := len(order) / 2
+	l := tt.split(order[:mid], cent, tris, vt, mark, stack)
+	r := tt.split(order[mid:], cent, tris, vt, mark, stack)
+	tt.nodes[id].left, tt.nodes[id].right = l, r
+	return id
+}
+
+// connectedSet reports whether the triangles of set are one piece through
+// shared vertices, marking them with tag.
+func connectedSet(set []int32, tag int32, tris [][3]int32, vt [][]int32, mark []int32, stack *[]int32) bool {
+	for _, t := range set {
+		mark[t] = tag
+	}
+	// flood from the first triangle, re-marking reached ones with -tag
+	s := append((*stack)[:0], set[0])
+	mark[set[0]] = -tag
+	reached := 1
+	for len(s) > 0 {
+		t := s[len(s)-1]
+		s = s[:len(s)-1]
+		for _, v := range tris[t] {
+			for _, u := range vt[v] {
+				if mark[u] == tag {
+					mark[u] = -tag
+					reached++
+					s = append(s, u)
+				}
+			}
+		}
+	}
+	*stack = s
+	return reached == len(set)
+}
+
+// refit computes the boxes at positions x, each leaf box inflated by pad +
+// the largest skin of its vertices (pad the vertex triangle contact
+// distance /2), and the cones of the normals at x and at now (the
+// substep's start and current positions) widened by turnMaxAngle.
+func (tt *triTree) refit(x, now []vec.Vec3, tris [][3]int32, skin []float64, pad float64, p *pool) {
+	p.run(len(tris), func(lo, hi int) {
+		for t := lo; t < hi; t++ {
+			tri := tris[t]
+			a, b, c := x[tri[0]], x[tri[1]], x[tri[2]]
+			r := pad + max(skin[tri[0]], skin[tri[1]], skin[tri[2]])
+			rv := vec.V(r, r, r)
+			ns := &tt.nd[tt.leaf[t]]
+			ns.lo, ns.hi = a.Min(b).Min(c).Sub(rv), a.Max(b).Max(c).Add(rv)
+			n := b.Sub(a).Cross(c.Sub(a))
+			ns.area = n
+			// the cone holds the normals at x and now, and turnMaxAngle
+			// more
+			a1 := now[tri[0]]
+			n1 := now[tri[1]].Sub(a1).Cross(now[tri[2]].Sub(a1))
+			l, l1 := n.Len(), n1.Len()
+			ns.cc, ns.cs = -1, 0
+			if ra := cullMinArea * tt.restArea[t]; l < ra || l1 < ra || l < 1e-300 || l1 < 1e-300 {
+				tt.finish(tt.leaf[t])
+				continue
+			}
+			u := n.Scale(1 / l).Add(n1.Scale(1 / l1))
+			lu := u.Len()
+			if cp := lu / 2; cp > cosCull {
+				// cp is the cosine of the angle between each normal and
+				// their bisector
+				sp := math.Sqrt(max(0, 1-cp*cp))
+				ns.axis = u.Scale(1 / lu)
+				ns.cc, ns.cs = cp*cosTurn-sp*sinTurn, sp*cosTurn+cp*sinTurn
+			}
+			tt.finish(tt.leaf[t])
+		}
+	})
+	// the subtrees (contiguous node ranges, children after parents) in
+	// parallel, then the nodes above them
+	n := len(tt.subtrees)
+	p.runWork(n, n*minChunk, minChunk, tt.runSubtrees)
+	for _, id := range tt.top {
+		tt.merge(id)
+	}
+}
+
+// merge refits inner node id from its children.
+func (tt *triTree) merge(id int32) {
+	nd := &tt.nodes[id]
+	if nd.left < 0 {
+		return
+	}
+	l, r := &tt.nd[nd.left], &tt.nd[nd.right]
+	ns := &tt.nd[id]
+	ns.lo, ns.hi = l.lo.Min(r.lo), l.hi.Max(r.hi)
+	s := l.area.Add(r.area)
+	ns.area = s
+	ns.cc, ns.cs = -1, 0
+	ls := s.Len()
+	if l.cc >= cosCull && r.cc >= cosCull && ls >= 1e-300 {
+		a := s.Scale(1 / ls)
+		ns.axis = a
+		cc, cs := 1.0, 0.0
+		for _, ch := range [2]*nodeState{l, r} {
+			cp := ch.axis.Dot(a)
+			if cp <= 0 {
+				cc = -1
+				break
+			}
+			sp := math.Sqrt(max(0, 1-cp*cp))
+			// cos and sin of the child's angle to a plus its half-angle
+			if c2 := cp*ch.cc - sp*ch.cs; c2 < cc {
+				cc, cs = c2, sp*ch.cc+cp*ch.cs
+			}
+		}
+		if cc >= cosCull {
+			ns.cc, ns.cs = cc, cs
+		}
+	}
+	tt.finish(id)
+}
+
+// finish derives the cull flag of node id from its cone.
+func (tt *triTree) finish(id int32) {
+	ns := &tt.nd[id]
+	ns.ok = tt.nodes[id].connected && ns.cc >= cosCull
+}
+
+// flat reports whether node id cannot touch itself: one piece, normals
+// within the cull cone, and a projected area no larger than the shadow of
+// its box (which overlapping layers would exceed).
+func (tt *triTree) flat(id int32) bool {
+	if dbgOff {
+		return false
+	}
+	ns := &tt.nd[id]
+	if !ns.ok {
+		return false
+	}
+	a, d := ns.axis, ns.hi.Sub(ns.lo)
+	shadow := math.Abs(a.X)*d.Y*d.Z + math.Abs(a.Y)*d.X*d.Z + math.Abs(a.Z)*d.X*d.Y
+	return ns.area.Dot(a)/2 <= shadow
+}
+
+// turned reports whether the normal of a triangle of [lo, hi) at positions
+// x has left its leaf cone since the last refit.
+func (tt *triTree) turned(x []vec.Vec3, tris [][3]int32, lo, hi int) bool {
+	for t := lo; t < hi; t++ {
+		ns := &tt.nd[tt.leaf[t]]
+		if ns.cc < cosCull {
+			continue // never culled
+		}
+		tri := tris[t]
+		a := x[tri[0]]
+		n := x[tri[1]].Sub(a).Cross(x[tri[2]].Sub(a))
+		d, l2 := n.Dot(ns.axis), n.LenSq()
+		if ra := cullMinArea * tt.restArea[t]; d <= 0 || d*d < ns.cc*ns.cc*l2 || l2 < ra*ra {
+			return true
+		}
+	}
+	return false
+}
+
+func (tt *triTree) overlap(a, b int32) bool {
+	p, q := &tt.nd[a], &tt.nd[b]
+	return boxesOverlap(p.lo, p.hi, q.lo, q.hi)
+}
+
+// plan splits the traversal of the root into independent tasks, expanding
+// every task a level per round until there are at least want of them or
+// none can be split (the split depends only on the tree and the boxes,
+// never on the thread count).
+func (tt *triTree) plan(want int) {
+	tt.tasks = tt.tasks[:0]
+	if len(tt.nodes) == 0 {
+		return
+	}
+	tt.tasks = append(tt.tasks, treeTask{0, -1})
+	for len(tt.tasks) < want {
+		next := tt.spare[:0]
+		split := false
+		for _, k := range tt.tasks {
+			n := len(next)
+			next = tt.expand(next, k)
+			split = split || len(next) != n+1 || next[n] != k
+		}
+		tt.tasks, tt.spare = next, tt.tasks
+		if !split {
+			break
+		}
+	}
+}
+
+// expand appends the subtasks of task k to out, or k itself if it cannot
+// be split.
+func (tt *triTree) expand(out []treeTask, k treeTask) []treeTask {
+	if k.b < 0 {
+		nd := tt.nodes[k.a]
+		if nd.left < 0 || tt.flat(k.a) {
+			return append(out, k)
+		}
+		out = append(out, treeTask{nd.left, -1}, treeTask{nd.right, -1})
+		if tt.overlap(nd.left, nd.right) {
+			out = append(out, treeTask{nd.left, nd.right})
+		}
+		return out
+	}
+	a, b := k.a, k.b
+	if tt.nodes[a].left < 0 || tt.nodes[b].left >= 0 && tt.nodes[b].size > tt.nodes[a].size {
+		a, b = b, a
+	}
+	if tt.nodes[a].left < 0 {
+		return append(out, k)
+	}
+	for _, c := range [2]int32{tt.nodes[a].left, tt.nodes[a].right} {
+		if tt.overlap(c, b) {
+			out = append(out, treeTask{c, b})
+		}
+	}
+	return out
+}
+
+// self visits the leaf pairs within node id.
+func (tt *triTree) self(id int32, leafPair func(a, b int32)) {
+	nd := tt.nodes[id]
+	if nd.left < 0 || tt.flat(id) {
+		return
+	}
+	tt.self(nd.left, leafPair)
+	tt.self(nd.right, leafPair)
+	if tt.overlap(nd.left, nd.right) {
+		tt.pair(nd.left, nd.right, leafPair)
+	}
+}
+
+// pair visits the leaf pairs between nodes a and b, whose boxes overlap.
+func (tt *triTree) pair(a, b int32, leafPair func(a, b int32)) {
+	na, nb := &tt.nodes[a], &tt.nodes[b]
+	if na.left < 0 && nb.left < 0 {
+		leafPair(na.tri, nb.tri)
+		return
+	}
+	// descend the larger node
+	if na.left < 0 || nb.size > na.size {
+		a, b = b, a
+		na = nb
+	}
+	if l := na.left; tt.overlap(l, b) {
+		tt.pair(l, b, leafPair)
+	}
+	if r := na.right; tt.overlap(r, b) {
+		tt.pair(r, b, leafPair)
+	}
+}
+
+var dbgOff = false
