@@ -92,7 +92,14 @@ func (c *collision) substep(t, dt float64) {
 			if it > 0 {
 				c.self.pick(false)
 			}
-			c.self.iterate(it == selfIterations-1)
+			last := it == selfIterations-1
+			moved := c.self.iterate(last)
+			if !moved && !last {
+				// nothing moved, so a re-pick finds the same pairs: only
+				// the last round (with friction) is left to run
+				it = selfIterations - 2
+				continue
+			}
 			if nc > 0 {
 				// only the vertices of the projected pairs moved
 				c.friction = false

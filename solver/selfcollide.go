@@ -152,6 +152,8 @@ const (
 	// 14 % more).
 	selfIterations = 6
 	selfSweeps     = 3
+	// selfConverged·h is the largest push of a converged sweep.
+	selfConverged = 1e-3
 	// selfMaxRel·h is the largest displacement per substep relative to the
 	// cloth's mean motion.
 	selfMaxRel = 1.0
@@ -481,15 +483,20 @@ func (sc *selfCollision) separate(lo, hi int) {
 }
 
 // iterate projects the near pairs with selfSweeps Gauss-Seidel sweeps in
-// pair order, with friction in the last sweep if asked.
-func (sc *selfCollision) iterate(friction bool) {
+// pair order, with friction in the last sweep if asked. A sweep that moves
+// no vertex by selfConverged·h or more ends the iteration (but for the
+// friction sweep). It reports whether a sweep moved a vertex that far.
+func (sc *selfCollision) iterate(friction bool) (moved bool) {
 	pos, prev, w, tris := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass, sc.m.Topo.Tris
 	nvt := len(sc.vt)
+	tol := selfConverged * sc.h
+	tol *= tol
 	for sweep := 0; sweep < selfSweeps; sweep++ {
 		mu := 0.0
 		if friction && sweep == selfSweeps-1 {
 			mu = sc.mu
 		}
+		maxSq := 0.0
 		// symmetric Gauss-Seidel: odd sweeps run backwards, so no pair
 		// order is favoured
 		n := len(sc.near)
@@ -517,10 +524,21 @@ func (sc *selfCollision) iterate(friction bool) {
 			if on {
 				for i, v := range vs {
 					pos[v] = pos[v].Add(dx[i])
+					maxSq = max(maxSq, dx[i].LenSq())
 				}
 			}
 		}
+		if maxSq >= tol {
+			moved = true
+		} else if sweep < selfSweeps-2 || !friction && sweep < selfSweeps-1 {
+			// converged: only the friction sweep is left to run
+			if !friction {
+				break
+			}
+			sweep = selfSweeps - 2
+		}
 	}
+	return moved
 }
 
 // rebuild collects the pairs that can come closer than h + margin while
