@@ -61,12 +61,7 @@ func buildBVH(pos []vec.Vec3, t [][3]int32, nodes *[]bvhNode) []int32 {
 			clo, chi = clo.Min(cen[i]), chi.Max(cen[i])
 		}
 		e := chi.Sub(clo)
-		axis := 0
-		if e.Y > e.X && e.Y >= e.Z {
-			axis = 1
-		} else if e.Z > e.X && e.Z > e.Y {
-			axis = 2
-		}
+		axis := e.MaxAxis()
 		half := n / 2
 		if ext := e.Get(axis); ext > 0 && depth < medianFrom {
 			half = sahPartition(ids, cen, tlo, thi, axis, clo.Get(axis), ext)

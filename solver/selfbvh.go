@@ -177,14 +177,8 @@ func (tt *triTree) split(order []int32, cent []vec.Vec3, tris [][3]int32, vt [][
 	for _, t := range order {
 		lo, hi = lo.Min(cent[t]), hi.Max(cent[t])
 	}
-	d := hi.Sub(lo)
-	axis := 0
-	if d.Y > d.X && d.Y >= d.Z {
-		axis = 1
-	} else if d.Z > d.X && d.Z > d.Y {
-		axis = 2
-	}
-	key := func(t int32) float64 { return [3]float64{cent[t].X, cent[t].Y, cent[t].Z}[axis] }
+	axis := hi.Sub(lo).MaxAxis()
+	key := func(t int32) float64 { return cent[t].Get(axis) }
 	slices.SortFunc(order, func(a, b int32) int {
 		if ka, kb := key(a), key(b); ka != kb {
 			if ka < kb {

@@ -83,6 +83,18 @@ func (a Vec3) Get(i int) float64 {
 	return a.Z
 }
 
+// MaxAxis returns the index (0, 1 or 2) of the largest component, the
+// lowest index among equal ones.
+func (a Vec3) MaxAxis() int {
+	switch {
+	case a.Y > a.X && a.Y >= a.Z:
+		return 1
+	case a.Z > a.X && a.Z > a.Y:
+		return 2
+	}
+	return 0
+}
+
 // IsFinite reports whether every component is neither NaN nor ±Inf.
 func (a Vec3) IsFinite() bool {
 	return !math.IsNaN(a.X+a.Y+a.Z) && !math.IsInf(a.X+a.Y+a.Z, 0)

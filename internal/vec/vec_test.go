@@ -51,3 +51,17 @@ func TestMulNormalUnderNonUniformScale(t *testing.T) {
 		t.Errorf("normal = %v, want %v", got, want)
 	}
 }
+
+func TestMaxAxis(t *testing.T) {
+	for _, c := range []struct {
+		v    Vec3
+		want int
+	}{
+		{V(3, 1, 2), 0}, {V(1, 3, 2), 1}, {V(1, 2, 3), 2},
+		{V(2, 2, 1), 0}, {V(1, 2, 2), 1}, {V(2, 1, 2), 0}, {V(0, 0, 0), 0},
+	} {
+		if got := c.v.MaxAxis(); got != c.want {
+			t.Errorf("%v.MaxAxis() = %d, want %d", c.v, got, c.want)
+		}
+	}
+}
