@@ -1,0 +1,107 @@
+package solver
+
+import (
+	"math"
+	"testing"
+
+	"github.com/drape-sim/drape/internal/vec"
+)
+
+// treePairs builds the self-collision tree of tris at rest positions rest,
+// refits it at pos (start and current positions both pos, no allowances)
+// and returns the leaf pairs its traversal visits.
+func treePairs(t *testing.T, rest, pos []vec.Vec3, tris [][3]int32, pad float64) (*triTree, map[[2]int32]bool) {
+	t.Helper()
+	topo, err := NewTopology(len(rest), tris)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tt := newTriTree(rest, topo)
+	p := newPool(1)
+	defer p.close()
+	tt.refit(pos, pos, tris, make([]float64, len(pos)), pad, p)
+	seen := map[[2]int32]bool{}
+	tt.self(0, func(a, b int32) { seen[[2]int32{min(a, b), max(a, b)}] = true })
+	return tt, seen
+}
+
+// TestTriTreeCullsFlatCloth: a flat or gently curved cloth cannot touch
+// itself, and the traversal must visit no leaf pair at all.
+func TestTriTreeCullsFlatCloth(t *testing.T) {
+	rest, tris := flatCloth(32, 1, 0, 0, 0)
+	bent := make([]vec.Vec3, len(rest))
+	for i, p := range rest {
+		// a cylinder of radius 1 m: normals within 30 degrees of up
+		a := p.X
+		bent[i] = vec.V(math.Sin(a), math.Cos(a)-1, p.Z)
+	}
+	for name, pos := range map[string][]vec.Vec3{"flat": rest, "bent": bent} {
+		if _, seen := treePairs(t, rest, pos, tris, 0.003); len(seen) != 0 {
+			t.Errorf("%s cloth: %d leaf pairs visited, want 0 (culled)", name, len(seen))
+		}
+	}
+}
+
+// TestTriTreeFindsFoldedPairs folds a cloth in two, 2 mm between the
+// layers: every vertex-triangle pair closer than the search distance
+// (found by brute force) must be visited as the leaf pair of the vertex's
+// owning triangle and the triangle, so self-collision sees it.
+func TestTriTreeFindsFoldedPairs(t *testing.T) {
+	rest, tris := flatCloth(24, 1, 0, 0, 0)
+	const gap, pad = 0.002, 0.003
+	fold := make([]vec.Vec3, len(rest))
+	for i, p := range rest {
+		if p.X <= 0 {
+			fold[i] = p
+			continue
+		}
+		// the half with x > 0 turns over a half-cylinder of radius gap/2
+		// onto the other half
+		r := gap / 2
+		if s := p.X; s < math.Pi*r {
+			a := s / r
+			fold[i] = vec.V(r*math.Sin(a), r-r*math.Cos(a), p.Z)
+		} else {
+			fold[i] = vec.V(-(s - math.Pi*r), gap, p.Z)
+		}
+	}
+	tt, seen := treePairs(t, rest, fold, tris, pad)
+	if len(seen) == 0 {
+		t.Fatal("folded cloth: no leaf pair visited")
+	}
+	missed, close := 0, 0
+	for v := range fold {
+		for ti, tri := range tris {
+			if tri[0] == int32(v) || tri[1] == int32(v) || tri[2] == int32(v) {
+				continue
+			}
+			if pointTriangleDist(fold[v], fold[tri[0]], fold[tri[1]], fold[tri[2]]) >= gap*1.01 {
+				continue
+			}
+			// across the layers only: the pair is at least 4 cm apart
+			// in the rest mesh
+			if pointTriangleDist(rest[v], rest[tri[0]], rest[tri[1]], rest[tri[2]]) < 0.04 {
+				continue
+			}
+			close++
+			own := int32(-1)
+			for o, vs := range tt.ownV {
+				for _, u := range vs {
+					if u == int32(v) {
+						own = int32(o)
+					}
+				}
+			}
+			if own != int32(ti) && !seen[[2]int32{min(own, int32(ti)), max(own, int32(ti))}] {
+				missed++
+			}
+		}
+	}
+	if close == 0 {
+		t.Fatal("no close pairs across the fold: the scene does not test the tree")
+	}
+	if missed > 0 {
+		t.Errorf("%d of %d vertex-triangle pairs across the fold not visited", missed, close)
+	}
+	t.Logf("%d leaf pairs visited, %d close pairs across the fold, all found", len(seen), close)
+}
