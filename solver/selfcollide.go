@@ -153,7 +153,7 @@ const (
 	selfIterations = 6
 	selfSweeps     = 3
 	// selfConverged·h is the largest push of a converged sweep.
-	selfConverged = 1e-3
+	selfConverged = 1e-2
 	// selfMaxRel·h is the largest displacement per substep relative to the
 	// cloth's mean motion.
 	selfMaxRel = 1.0
