@@ -109,7 +109,6 @@ func (c *collision) substep(t, dt float64) {
 		}
 		c.self.failSafe()
 		b.pool.run(len(b.s.Pos), c.self.fnSeparate)
-
 	}
 }
 
@@ -131,24 +130,21 @@ func (c *collision) collideList(lo, hi int) {
 func (c *collision) collideOne(v int32) {
 	b := c.b
 	pos, prev, w := b.s.Pos, b.s.Prev, b.m.InvMass
-	nc := len(b.f.Colliders)
-	{
-		if w[v] == 0 {
-			return
-		}
-		x := pos[v]
-		for i := 0; i < nc; i++ {
-			if !c.live[i] {
-				continue
-			}
-			mus, muk := c.mus[i], c.muk[i]
-			if !c.friction {
-				mus, muk = 0, 0
-			}
-			x, _ = collideVertex(x, prev[v], &c.poses[i], c.h[i], mus, muk, c.dt)
-		}
-		pos[v] = x
+	if w[v] == 0 {
+		return
 	}
+	x := pos[v]
+	for i := range b.f.Colliders {
+		if !c.live[i] {
+			continue
+		}
+		mus, muk := c.mus[i], c.muk[i]
+		if !c.friction {
+			mus, muk = 0, 0
+		}
+		x = collideVertex(x, prev[v], &c.poses[i], c.h[i], mus, muk, c.dt)
+	}
+	pos[v] = x
 }
 
 // collideVertex keeps x at least h outside the posed collider ps and applies
@@ -164,17 +160,16 @@ func (c *collision) collideOne(v int32) {
 // the substep's displacement relative to the surface Δ = (x - prev) -
 // v_s·dt, its tangential part Δt = Δ - (Δ·n)n and the normal correction
 // δ = h - d, the contact sticks (x ← x - Δt) when |Δt| < μs·δ and slides
-// otherwise (x ← x - Δt·min(μk·δ/|Δt|, 1)). It returns the new position
-// and the normal correction δ (0 when not in contact).
-func collideVertex(x, prev vec.Vec3, ps *sdf.Pose, h, mus, muk, dt float64) (vec.Vec3, float64) {
+// otherwise (x ← x - Δt·min(μk·δ/|Δt|, 1)). It returns the new position.
+func collideVertex(x, prev vec.Vec3, ps *sdf.Pose, h, mus, muk, dt float64) vec.Vec3 {
 	d, n, ok := ps.DistGradWithin(x, h)
 	if !ok || d >= h {
-		return x, 0
+		return x
 	}
 	delta := h - d
 	x = x.AddScaled(n, delta)
 	if mus <= 0 && muk <= 0 {
-		return x, delta
+		return x
 	}
 	rel := x.Sub(prev).Sub(ps.Velocity(x).Scale(dt))
 	tan := rel.AddScaled(n, -rel.Dot(n))
@@ -185,7 +180,7 @@ func collideVertex(x, prev vec.Vec3, ps *sdf.Pose, h, mus, muk, dt float64) (vec
 	case l > 0:
 		x = x.AddScaled(tan, -math.Min(muk*delta/l, 1))
 	}
-	return x, delta
+	return x
 }
 
 // SettleReport says what a settle phase found and did.
@@ -268,7 +263,7 @@ func settle(m *Model, pos []vec.Vec3, colliders []sdf.Collider, poses []sdf.Pose
 				continue
 			}
 			for i := range colliders {
-				pos[v], _ = collideVertex(pos[v], pos[v], &poses[i], h[i], 0, 0, 1)
+				pos[v] = collideVertex(pos[v], pos[v], &poses[i], h[i], 0, 0, 1)
 			}
 		}
 	}

@@ -46,11 +46,10 @@ import (
 // speed the pushes give is capped (separate). Every order is fixed, so the
 // result does not depend on the thread count.
 type selfCollision struct {
-	b    *base
-	m    *Model
-	h    float64
-	mu   float64
-	lmax float64 // longest rest edge [m]
+	b  *base
+	m  *Model
+	h  float64
+	mu float64
 
 	edges    [][2]int32
 	restC    []vec.Vec3 // per triangle: rest centroid
@@ -191,9 +190,7 @@ func newSelfCollision(b *base) *selfCollision {
 	sc := &selfCollision{b: b, m: m, h: m.Params.Thickness, mu: m.Params.SelfFriction}
 	for _, e := range m.Topo.Edges {
 		sc.edges = append(sc.edges, e.V)
-		l := m.Rest[e.V[0]].Sub(m.Rest[e.V[1]]).Len()
-		sc.lmax = math.Max(sc.lmax, l)
-		sc.edgeMidR = append(sc.edgeMidR, l/2)
+		sc.edgeMidR = append(sc.edgeMidR, m.Rest[e.V[0]].Sub(m.Rest[e.V[1]]).Len()/2)
 	}
 	tris := m.Topo.Tris
 	sc.restC = make([]vec.Vec3, len(tris))
@@ -211,6 +208,8 @@ func newSelfCollision(b *base) *selfCollision {
 	sc.tree = newTriTree(m.Rest, m.Topo)
 	sc.before = make([]vec.Vec3, nv)
 	sc.pickPos = make([]vec.Vec3, nv)
+	sc.moved = make([]bool, nv)
+	sc.mark = make([]bool, nv)
 	sc.fnTasks, sc.fnRefresh, sc.fnSeparate = sc.runTasks, sc.refresh, sc.separate
 	sc.fnTurned = func(lo, hi int) {
 		if sc.tree.turned(sc.b.s.Pos, sc.m.Topo.Tris, lo, hi) {
@@ -282,9 +281,6 @@ func (sc *selfCollision) pick(sides bool) {
 		copy(sc.pickPos, sc.b.s.Pos)
 	} else {
 		// which vertices moved selfMargin·h/2 since the first pick
-		if len(sc.moved) != len(sc.x0) {
-			sc.moved = make([]bool, len(sc.x0))
-		}
 		still := selfMargin * sc.h / 2
 		still *= still
 		pos := sc.b.s.Pos
@@ -375,32 +371,13 @@ func (sc *selfCollision) refresh(lo, hi int) {
 
 // touched lists the vertices of the pairs near contact, each once.
 func (sc *selfCollision) touched() []int32 {
-	if len(sc.mark) != len(sc.x0) {
-		sc.mark = make([]bool, len(sc.x0))
-	}
 	out := sc.touchedList[:0]
-	tris, nvt := sc.m.Topo.Tris, len(sc.vt)
-	add := func(v int32) {
-		if !sc.mark[v] {
-			sc.mark[v] = true
-			out = append(out, v)
-		}
-	}
 	for _, k := range sc.near {
-		if int(k) < nvt {
-			p := &sc.vt[k]
-			t := tris[p.t]
-			add(p.v)
-			add(t[0])
-			add(t[1])
-			add(t[2])
-		} else {
-			p := &sc.ee[int(k)-nvt]
-			a, b := sc.edges[p.e0], sc.edges[p.e1]
-			add(a[0])
-			add(a[1])
-			add(b[0])
-			add(b[1])
+		for _, v := range sc.pairVerts(k) {
+			if !sc.mark[v] {
+				sc.mark[v] = true
+				out = append(out, v)
+			}
 		}
 	}
 	for _, v := range out {
@@ -410,6 +387,19 @@ func (sc *selfCollision) touched() []int32 {
 	return out
 }
 
+// pairVerts returns the four vertices of pair k (VT pairs first, then EE,
+// as sc.near indexes them).
+func (sc *selfCollision) pairVerts(k int32) [4]int32 {
+	if nvt := int32(len(sc.vt)); k < nvt {
+		p := &sc.vt[k]
+		t := sc.m.Topo.Tris[p.t]
+		return [4]int32{p.v, t[0], t[1], t[2]}
+	}
+	p := &sc.ee[k-int32(len(sc.vt))]
+	a, b := sc.edges[p.e0], sc.edges[p.e1]
+	return [4]int32{a[0], a[1], b[0], b[1]}
+}
+
 // failSafe puts the vertices of every pair still crossed after the
 // iterations back where they started the substep (which was resolved),
 // and checks again, up to selfFailSafeRounds times: a crossing the
@@ -417,8 +407,7 @@ func (sc *selfCollision) touched() []int32 {
 // instead of leaving the cloth interpenetrating. It returns the number of
 // pairs still crossed.
 func (sc *selfCollision) failSafe() int {
-	pos, prev, w, tris := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass, sc.m.Topo.Tris
-	nvt := len(sc.vt)
+	pos, prev, w := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass
 	crossed := 0
 	for round := 0; round <= selfFailSafeRounds; round++ {
 		sc.pick(false)
@@ -431,17 +420,7 @@ func (sc *selfCollision) failSafe() int {
 			if round == selfFailSafeRounds {
 				continue
 			}
-			var vs [4]int32
-			if int(k) < nvt {
-				p := &sc.vt[k]
-				t := tris[p.t]
-				vs = [4]int32{p.v, t[0], t[1], t[2]}
-			} else {
-				p := &sc.ee[int(k)-nvt]
-				a, b := sc.edges[p.e0], sc.edges[p.e1]
-				vs = [4]int32{a[0], a[1], b[0], b[1]}
-			}
-			for _, v := range vs {
+			for _, v := range sc.pairVerts(k) {
 				if w[v] != 0 && pos[v] != prev[v] {
 					pos[v] = prev[v]
 					sc.Reverts++
@@ -530,13 +509,13 @@ func (sc *selfCollision) iterate(friction bool) (moved bool) {
 		}
 		if maxSq >= tol {
 			moved = true
-		} else if sweep < selfSweeps-2 || !friction && sweep < selfSweeps-1 {
-			// converged: only the friction sweep is left to run
-			if !friction {
-				break
-			}
-			sweep = selfSweeps - 2
+			continue
 		}
+		// converged: only the friction sweep is left to run
+		if !friction {
+			break
+		}
+		sweep = max(sweep, selfSweeps-2)
 	}
 	return moved
 }
