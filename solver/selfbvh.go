@@ -49,6 +49,13 @@ type triTree struct {
 
 	ownV [][]int32 // per triangle: the vertices it owns
 	ownE [][]int32 // per triangle: the edges it owns
+	vOwn []int32   // per vertex: its owning triangle (-1: none)
+	eOwn []int32   // per edge: its owning triangle
+
+	vertTris [][]int32 // per vertex: the triangles using it
+	parent   []int32   // per node: its parent (-1 for the root)
+	dirty    []bool    // per node: box to refit (refitBoxes)
+	up       []int32   // refitBoxes' scratch: the dirty nodes
 
 	restArea []float64 // per triangle: twice its rest area
 
@@ -68,7 +75,7 @@ type nodeState struct {
 	area   vec.Vec3 // sum of the triangle area vectors (x2)
 	axis   vec.Vec3 // unit cone axis
 	cc, cs float64  // cosine and sine of the half-angle; cc < cosCull: wide
-	ok     bool     // connected and within the cull cone
+	ok     bool     // flat: culled (finish)
 }
 
 // treeTask is one independent part of the traversal: the pairs within
@@ -111,6 +118,7 @@ func newTriTree(rest []vec.Vec3, topo *Topology) *triTree {
 	for i := range owner {
 		owner[i] = -1
 	}
+	tt.vOwn = owner
 	for i, t := range tris {
 		for _, v := range t {
 			if owner[v] < 0 {
@@ -119,7 +127,9 @@ func newTriTree(rest []vec.Vec3, topo *Topology) *triTree {
 			}
 		}
 	}
+	tt.eOwn = make([]int32, len(topo.Edges))
 	for i, e := range topo.Edges {
+		tt.eOwn[i] = e.Tri[0]
 		if t := e.Tri[0]; t >= 0 {
 			tt.ownE[t] = append(tt.ownE[t], int32(i))
 		}
@@ -136,7 +146,18 @@ func newTriTree(rest []vec.Vec3, topo *Topology) *triTree {
 		stack := []int32{}
 		tt.split(order, cent, tris, vt, mark, &stack)
 	}
+	tt.vertTris = vt
 	tt.nd = make([]nodeState, len(tt.nodes))
+	tt.dirty = make([]bool, len(tt.nodes))
+	tt.parent = make([]int32, len(tt.nodes))
+	for id, n := range tt.nodes {
+		if id == 0 {
+			tt.parent[id] = -1
+		}
+		if n.left >= 0 {
+			tt.parent[n.left], tt.parent[n.right] = int32(id), int32(id)
+		}
+	}
 	// subtrees of fewer than 512 triangles refit in parallel
 	var walk func(id int32)
 	walk = func(id int32) {
@@ -304,26 +325,24 @@ func (tt *triTree) merge(id int32) {
 	tt.finish(id)
 }
 
-// finish derives the cull flag of node id from its cone.
+// finish derives the cull flag of node id from its cone and box: one
+// piece, normals within the cull cone, and a projected area no larger than
+// the shadow of its box (which overlapping layers would exceed). The flag
+// holds until the next refit; refitBoxes leaves it alone.
 func (tt *triTree) finish(id int32) {
 	ns := &tt.nd[id]
-	ns.ok = tt.nodes[id].connected && ns.cc >= cosCull
-}
-
-// flat reports whether node id cannot touch itself: one piece, normals
-// within the cull cone, and a projected area no larger than the shadow of
-// its box (which overlapping layers would exceed).
-func (tt *triTree) flat(id int32) bool {
-	if dbgOff {
-		return false
-	}
-	ns := &tt.nd[id]
-	if !ns.ok {
-		return false
+	ns.ok = false
+	if !tt.nodes[id].connected || ns.cc < cosCull {
+		return
 	}
 	a, d := ns.axis, ns.hi.Sub(ns.lo)
 	shadow := math.Abs(a.X)*d.Y*d.Z + math.Abs(a.Y)*d.X*d.Z + math.Abs(a.Z)*d.X*d.Y
-	return ns.area.Dot(a)/2 <= shadow
+	ns.ok = ns.area.Dot(a)/2 <= shadow
+}
+
+// flat reports whether node id cannot touch itself (see finish).
+func (tt *triTree) flat(id int32) bool {
+	return !dbgOff && tt.nd[id].ok
 }
 
 // turned reports whether the normal of a triangle of [lo, hi) at positions
@@ -348,6 +367,55 @@ func (tt *triTree) turned(x []vec.Vec3, tris [][3]int32, lo, hi int) bool {
 func (tt *triTree) overlap(a, b int32) bool {
 	p, q := &tt.nd[a], &tt.nd[b]
 	return boxesOverlap(p.lo, p.hi, q.lo, q.hi)
+}
+
+// refitBoxes recomputes the boxes of the leaves of triangles ts at
+// positions x (inflated as in refit) and of their ancestors, keeping every
+// normal cone: a partial rebuild moves the reference positions of a few
+// vertices, while the cones stay checked by turned.
+func (tt *triTree) refitBoxes(x []vec.Vec3, tris [][3]int32, skin []float64, pad float64, ts []int32) {
+	up := tt.up[:0]
+	for _, t := range ts {
+		tri := tris[t]
+		a, b, c := x[tri[0]], x[tri[1]], x[tri[2]]
+		r := pad + max(skin[tri[0]], skin[tri[1]], skin[tri[2]])
+		rv := vec.V(r, r, r)
+		ns := &tt.nd[tt.leaf[t]]
+		ns.lo, ns.hi = a.Min(b).Min(c).Sub(rv), a.Max(b).Max(c).Add(rv)
+		for id := tt.parent[tt.leaf[t]]; id >= 0 && !tt.dirty[id]; id = tt.parent[id] {
+			tt.dirty[id] = true
+			up = append(up, id)
+		}
+	}
+	// children before parents: they have larger indices
+	slices.Sort(up)
+	for _, id := range slices.Backward(up) {
+		tt.dirty[id] = false
+		nd, ns := tt.nodes[id], &tt.nd[id]
+		l, r := &tt.nd[nd.left], &tt.nd[nd.right]
+		ns.lo, ns.hi = l.lo.Min(r.lo), l.hi.Max(r.hi)
+	}
+	tt.up = up
+}
+
+// query visits, in traversal order, every leaf whose pair with leaf la
+// the traversal of the root visits: its box overlaps la's, and no node
+// holding both is flat. id is the node to start from (the root).
+func (tt *triTree) query(la, id int32, visit func(tri int32)) {
+	nd := &tt.nodes[id]
+	if id <= la && la < id+2*nd.size-1 {
+		// id holds la
+		if nd.left < 0 || tt.flat(id) {
+			return
+		}
+	} else if !tt.overlap(la, id) {
+		return
+	} else if nd.left < 0 {
+		visit(nd.tri)
+		return
+	}
+	tt.query(la, nd.left, visit)
+	tt.query(la, nd.right, visit)
 }
 
 // plan splits the traversal of the root into independent tasks, expanding

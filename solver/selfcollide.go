@@ -2,6 +2,7 @@ package solver
 
 import (
 	"math"
+	"slices"
 	"sync/atomic"
 
 	"github.com/drape-sim/drape/internal/vec"
@@ -57,10 +58,16 @@ type selfCollision struct {
 	edgeMidR []float64  // per edge: half rest length
 
 	// neighbour list
-	x0       []vec.Vec3 // positions at the last rebuild
-	skin     []float64  // per vertex allowance since the last rebuild [m]
+	ref      []vec.Vec3 // per vertex: reference position, relative to the mean
+	skin     []float64  // per vertex: allowance around ref [m]
 	valid    bool
-	Rebuilds int // rebuild count (statistics for tests and benchmarks)
+	Rebuilds int // full rebuilds (statistics for tests and benchmarks)
+	Partial  int // partial rebuilds (statistics)
+
+	esc   []int32 // vertices that left their allowance this substep
+	part  []int32 // the triangles of a partial rebuild
+	inA   []bool  // per triangle: in part
+	partN int     // triangles per task of a partial rebuild
 
 	tree *triTree // broad phase
 
@@ -85,7 +92,7 @@ type selfCollision struct {
 	turnedFlag atomic.Bool
 	nextTask   atomic.Int32
 
-	fnTasks, fnRefresh, fnSeparate, fnTurned func(lo, hi int)
+	fnTasks, fnRefresh, fnSeparate, fnTurned, fnPart func(lo, hi int)
 }
 
 // vtPair is a vertex-triangle proximity pair.
@@ -183,6 +190,11 @@ const (
 	// selfTasks is about how many independent parts a rebuild's
 	// traversal is cut into.
 	selfTasks = 256
+	// A partial rebuild queries the triangles of the vertices that left
+	// their allowance, selfPartTask per task, unless they are more than
+	// 1/selfPartMax of the triangles: then the full traversal is cheaper.
+	selfPartTask = 16
+	selfPartMax  = 4
 )
 
 func newSelfCollision(b *base) *selfCollision {
@@ -203,7 +215,8 @@ func newSelfCollision(b *base) *selfCollision {
 		}
 	}
 	nv := len(m.Rest)
-	sc.x0 = make([]vec.Vec3, nv)
+	sc.ref = make([]vec.Vec3, nv)
+	sc.inA = make([]bool, len(tris))
 	sc.skin = make([]float64, nv)
 	sc.tree = newTriTree(m.Rest, m.Topo)
 	sc.before = make([]vec.Vec3, nv)
@@ -211,6 +224,7 @@ func newSelfCollision(b *base) *selfCollision {
 	sc.moved = make([]bool, nv)
 	sc.mark = make([]bool, nv)
 	sc.fnTasks, sc.fnRefresh, sc.fnSeparate = sc.runTasks, sc.refresh, sc.separate
+	sc.fnPart = sc.runPart
 	sc.fnTurned = func(lo, hi int) {
 		if sc.tree.turned(sc.b.s.Pos, sc.m.Topo.Tris, lo, hi) {
 			sc.turnedFlag.Store(true)
@@ -219,32 +233,32 @@ func newSelfCollision(b *base) *selfCollision {
 	return sc
 }
 
-// update clamps this substep's relative displacements, rebuilds the
-// neighbour list if a vertex left its allowance, and picks the pairs near
-// contact.
+// update clamps this substep's relative displacements, updates the
+// neighbour list if a vertex left its allowance or a triangle turned, and
+// picks the pairs near contact.
 func (sc *selfCollision) update() {
 	pos, prev, w := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass
-	// mean displacement of the free vertices this substep and since the
-	// last rebuild (sequential sums: deterministic)
-	var cs, c0 vec.Vec3
+	// mean position of the free vertices now and at the substep's start
+	// (sequential sums: deterministic)
+	var mNow, mPrev vec.Vec3
 	nf := 0
 	for v := range pos {
 		if w[v] == 0 {
 			continue
 		}
-		cs = cs.Add(pos[v].Sub(prev[v]))
-		c0 = c0.Add(pos[v].Sub(sc.x0[v]))
+		mNow, mPrev = mNow.Add(pos[v]), mPrev.Add(prev[v])
 		nf++
 	}
 	if nf == 0 {
 		return
 	}
-	cs, c0 = cs.Scale(1/float64(nf)), c0.Scale(1/float64(nf))
+	mNow, mPrev = mNow.Scale(1/float64(nf)), mPrev.Scale(1/float64(nf))
+	cs := mNow.Sub(mPrev)
 	// clamp displacements to selfMaxRel·h per substep relative to the mean
 	// (Ten Minute Physics' velocity clamp: 1.08 m/s relative to the mean at
 	// the defaults) and check every vertex against its allowance
 	maxD := selfMaxRel * sc.h
-	ok := sc.valid
+	esc := sc.esc[:0]
 	for v := range pos {
 		if w[v] != 0 {
 			d := pos[v].Sub(prev[v]).Sub(cs)
@@ -252,22 +266,56 @@ func (sc *selfCollision) update() {
 				pos[v] = pos[v].AddScaled(d, maxD/l-1)
 			}
 		}
-		if ok && pos[v].Sub(sc.x0[v]).Sub(c0).LenSq() > sc.skin[v]*sc.skin[v] {
-			ok = false
+		if sc.valid && pos[v].Sub(mNow).Sub(sc.ref[v]).LenSq() > sc.skin[v]*sc.skin[v] {
+			esc = append(esc, int32(v))
 		}
 	}
-	if ok {
+	sc.esc = esc
+	full := !sc.valid
+	if !full {
 		// the culled patches hold while no normal turned too far
 		sc.turnedFlag.Store(false)
 		sc.b.pool.run(len(sc.m.Topo.Tris), sc.fnTurned)
-		ok = !sc.turnedFlag.Load()
+		full = sc.turnedFlag.Load()
 	}
-	if !ok {
-		hMin := selfSkinMin * sc.h
+	// the triangles of the vertices that left their allowance
+	part := sc.part[:0]
+	if !full {
+		vt := sc.tree.vertTris
+		for _, v := range esc {
+			for _, t := range vt[v] {
+				if !sc.inA[t] {
+					sc.inA[t] = true
+					part = append(part, t)
+				}
+			}
+		}
+		if len(part) > len(sc.inA)/selfPartMax {
+			for _, t := range part {
+				sc.inA[t] = false
+			}
+			part, full = part[:0], true
+		}
+	}
+	sc.part = part
+	// a vertex that starts over is measured from the substep's start
+	hMin := selfSkinMin * sc.h
+	reset := func(v int) {
+		sc.skin[v] = hMin + selfSkinFactor*pos[v].Sub(prev[v]).Sub(cs).Len()
+		sc.ref[v] = prev[v].Sub(mPrev)
+	}
+	switch {
+	case full:
 		for v := range pos {
-			sc.skin[v] = hMin + selfSkinFactor*pos[v].Sub(prev[v]).Sub(cs).Len()
+			reset(v)
 		}
 		sc.rebuild()
+	case len(part) > 0:
+		for _, v := range esc {
+			reset(int(v))
+		}
+		slices.Sort(part)
+		sc.rebuildPart()
 	}
 	sc.pick(true)
 }
@@ -525,10 +573,9 @@ func (sc *selfCollision) iterate(friction bool) (moved bool) {
 // positions.
 func (sc *selfCollision) rebuild() {
 	sc.Rebuilds++
-	copy(sc.x0, sc.b.s.Prev)
 	sc.valid = true
 	tt := sc.tree
-	tt.refit(sc.x0, sc.b.s.Pos, sc.m.Topo.Tris, sc.skin, (1+selfMargin)*sc.h/2, sc.b.pool)
+	tt.refit(sc.ref, sc.b.s.Pos, sc.m.Topo.Tris, sc.skin, (1+selfMargin)*sc.h/2, sc.b.pool)
 	tt.plan(selfTasks)
 
 	// index the old pairs by their first vertex / edge, so pairs that
@@ -536,7 +583,7 @@ func (sc *selfCollision) rebuild() {
 	// unconverged substep is undone rather than accepted)
 	sc.vt, sc.vtOld = sc.vtOld[:0], sc.vt
 	sc.ee, sc.eeOld = sc.eeOld[:0], sc.ee
-	index(&sc.vtOldAt, len(sc.x0), len(sc.vtOld), func(k int) int32 { return sc.vtOld[k].v })
+	index(&sc.vtOldAt, len(sc.ref), len(sc.vtOld), func(k int) int32 { return sc.vtOld[k].v })
 	index(&sc.eeOldAt, len(sc.edges), len(sc.eeOld), func(k int) int32 { return sc.eeOld[k].e0 })
 
 	// the tasks in parallel, each into its own slot, joined in task order
@@ -573,6 +620,80 @@ func (sc *selfCollision) runTasks(_, _ int) {
 	}
 }
 
+// rebuildPart updates the neighbour list after the vertices sc.esc moved
+// their reference positions: the pairs found by a leaf pair with a
+// triangle of sc.part (every triangle using such a vertex) are dropped and
+// searched again, by querying the hierarchy for each of those triangles.
+// Every other pair's four vertices kept their references and allowances,
+// so it stays listed exactly as a full rebuild would list it.
+func (sc *selfCollision) rebuildPart() {
+	sc.Partial++
+	tt, inA := sc.tree, sc.inA
+	tt.refitBoxes(sc.ref, sc.m.Topo.Tris, sc.skin, (1+selfMargin)*sc.h/2, sc.part)
+
+	// drop the pairs to search again, and index them by their first
+	// vertex / edge for their sides
+	sc.vtOld, sc.eeOld = sc.vtOld[:0], sc.eeOld[:0]
+	vt := sc.vt[:0]
+	for _, p := range sc.vt {
+		if inA[tt.vOwn[p.v]] || inA[p.t] {
+			sc.vtOld = append(sc.vtOld, p)
+		} else {
+			vt = append(vt, p)
+		}
+	}
+	ee := sc.ee[:0]
+	for _, p := range sc.ee {
+		if inA[tt.eOwn[p.e0]] || inA[tt.eOwn[p.e1]] {
+			sc.eeOld = append(sc.eeOld, p)
+		} else {
+			ee = append(ee, p)
+		}
+	}
+	sc.vt, sc.ee = vt, ee
+	index(&sc.vtOldAt, len(sc.ref), len(sc.vtOld), func(k int) int32 { return sc.vtOld[k].v })
+	index(&sc.eeOldAt, len(sc.edges), len(sc.eeOld), func(k int) int32 { return sc.eeOld[k].e0 })
+
+	// the queries in parallel tasks of selfPartTask triangles, each into
+	// its own slot, joined in task order
+	n := (len(sc.part) + selfPartTask - 1) / selfPartTask
+	if len(tt.slots) < n {
+		tt.slots = append(tt.slots, make([]pairSlot, n-len(tt.slots))...)
+	}
+	sc.nextTask.Store(0)
+	sc.b.pool.runWork(n, n*minChunk, minChunk, sc.fnPart)
+	for i := range tt.slots[:n] {
+		sc.vt = append(sc.vt, tt.slots[i].vt...)
+		sc.ee = append(sc.ee, tt.slots[i].ee...)
+	}
+	for _, t := range sc.part {
+		inA[t] = false
+	}
+}
+
+// runPart runs the query tasks of a partial rebuild as long as some are
+// left (see runTasks). A leaf pair of two triangles of the rebuild is
+// visited from the lower one.
+func (sc *selfCollision) runPart(_, _ int) {
+	tt, part := sc.tree, sc.part
+	n := (len(part) + selfPartTask - 1) / selfPartTask
+	for {
+		i := int(sc.nextTask.Add(1) - 1)
+		if i >= n {
+			return
+		}
+		sl := &tt.slots[i]
+		sl.vt, sl.ee = sl.vt[:0], sl.ee[:0]
+		for _, a := range part[i*selfPartTask : min(len(part), (i+1)*selfPartTask)] {
+			tt.query(tt.leaf[a], 0, func(b int32) {
+				if !sc.inA[b] || b > a {
+					sc.leafPair(sl, a, b)
+				}
+			})
+		}
+	}
+}
+
 // leafPair tests the features triangles a and b own against the other
 // triangle.
 func (sc *selfCollision) leafPair(sl *pairSlot, a, b int32) {
@@ -598,7 +719,7 @@ func (sc *selfCollision) leafPair(sl *pairSlot, a, b int32) {
 // vertexTriangle lists vertex v and triangle ti if they are closer than
 // h + margin + their allowances at x0.
 func (sc *selfCollision) vertexTriangle(sl *pairSlot, v, ti int32) {
-	x, rest, w, sk := sc.x0, sc.m.Rest, sc.m.InvMass, sc.skin
+	x, rest, w, sk := sc.ref, sc.m.Rest, sc.m.InvMass, sc.skin
 	t := sc.m.Topo.Tris[ti]
 	if w[v] == 0 && w[t[0]] == 0 && w[t[1]] == 0 && w[t[2]] == 0 {
 		return
@@ -635,7 +756,7 @@ func (sc *selfCollision) vertexTriangle(sl *pairSlot, v, ti int32) {
 // edgeEdge lists edges ei and fi if they share no vertex and are closer
 // than h + margin + their allowances at x0.
 func (sc *selfCollision) edgeEdge(sl *pairSlot, ei, fi int32) {
-	x, rest, w, sk := sc.x0, sc.m.Rest, sc.m.InvMass, sc.skin
+	x, rest, w, sk := sc.ref, sc.m.Rest, sc.m.InvMass, sc.skin
 	e0, e1 := sc.edges[ei], sc.edges[fi]
 	if e0[0] == e1[0] || e0[0] == e1[1] || e0[1] == e1[0] || e0[1] == e1[1] {
 		return
