@@ -31,13 +31,17 @@ func BenchmarkHeap(b *testing.B) {
 				}
 				b.ReportAllocs()
 				b.ResetTimer()
+				cpu0 := cpuTime()
 				worst := 0
 				for i := 0; i < b.N; i++ {
 					step()
 					b.StopTimer()
+					cpu1 := cpuTime()
 					worst = max(worst, SelfIntersections(s.Pos, m.Topo.Tris))
+					cpu0 += cpuTime() - cpu1
 					b.StartTimer()
 				}
+				reportCPU(b, cpu0)
 				b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/frame")
 				// leaks show next to the speed (not timed)
 				b.ReportMetric(float64(worst), "intersections")
