@@ -54,8 +54,9 @@ type triTree struct {
 
 	vertTris [][]int32 // per vertex: the triangles using it
 	parent   []int32   // per node: its parent (-1 for the root)
-	dirty    []bool    // per node: box to refit (refitBoxes)
-	up       []int32   // refitBoxes' scratch: the dirty nodes
+	hot      []bool    // per node: holds a triangle of a partial rebuild
+	hotList  []int32   // the hot inner nodes
+	partial  bool      // traverse only the leaf pairs with a hot leaf
 
 	restArea []float64 // per triangle: twice its rest area
 
@@ -148,7 +149,7 @@ func newTriTree(rest []vec.Vec3, topo *Topology) *triTree {
 	}
 	tt.vertTris = vt
 	tt.nd = make([]nodeState, len(tt.nodes))
-	tt.dirty = make([]bool, len(tt.nodes))
+	tt.hot = make([]bool, len(tt.nodes))
 	tt.parent = make([]int32, len(tt.nodes))
 	for id, n := range tt.nodes {
 		if id == 0 {
@@ -371,51 +372,50 @@ func (tt *triTree) overlap(a, b int32) bool {
 
 // refitBoxes recomputes the boxes of the leaves of triangles ts at
 // positions x (inflated as in refit) and of their ancestors, keeping every
-// normal cone: a partial rebuild moves the reference positions of a few
-// vertices, while the cones stay checked by turned.
+// normal cone and cull flag, and marks those nodes hot: the next traversal
+// visits only the leaf pairs with a hot leaf, until clearHot.
 func (tt *triTree) refitBoxes(x []vec.Vec3, tris [][3]int32, skin []float64, pad float64, ts []int32) {
-	up := tt.up[:0]
+	up := tt.hotList[:0]
 	for _, t := range ts {
 		tri := tris[t]
 		a, b, c := x[tri[0]], x[tri[1]], x[tri[2]]
 		r := pad + max(skin[tri[0]], skin[tri[1]], skin[tri[2]])
 		rv := vec.V(r, r, r)
-		ns := &tt.nd[tt.leaf[t]]
+		l := tt.leaf[t]
+		ns := &tt.nd[l]
 		ns.lo, ns.hi = a.Min(b).Min(c).Sub(rv), a.Max(b).Max(c).Add(rv)
-		for id := tt.parent[tt.leaf[t]]; id >= 0 && !tt.dirty[id]; id = tt.parent[id] {
-			tt.dirty[id] = true
+		tt.hot[l] = true
+		for id := tt.parent[l]; id >= 0 && !tt.hot[id]; id = tt.parent[id] {
+			tt.hot[id] = true
 			up = append(up, id)
 		}
 	}
 	// children before parents: they have larger indices
 	slices.Sort(up)
 	for _, id := range slices.Backward(up) {
-		tt.dirty[id] = false
 		nd, ns := tt.nodes[id], &tt.nd[id]
 		l, r := &tt.nd[nd.left], &tt.nd[nd.right]
 		ns.lo, ns.hi = l.lo.Min(r.lo), l.hi.Max(r.hi)
 	}
-	tt.up = up
+	tt.hotList = up
+	tt.partial = true
 }
 
-// query visits, in traversal order, every leaf whose pair with leaf la
-// the traversal of the root visits: its box overlaps la's, and no node
-// holding both is flat. id is the node to start from (the root).
-func (tt *triTree) query(la, id int32, visit func(tri int32)) {
-	nd := &tt.nodes[id]
-	if id <= la && la < id+2*nd.size-1 {
-		// id holds la
-		if nd.left < 0 || tt.flat(id) {
-			return
-		}
-	} else if !tt.overlap(la, id) {
-		return
-	} else if nd.left < 0 {
-		visit(nd.tri)
-		return
+// clearHot ends a partial traversal: every node is visited again.
+func (tt *triTree) clearHot(ts []int32) {
+	for _, t := range ts {
+		tt.hot[tt.leaf[t]] = false
 	}
-	tt.query(la, nd.left, visit)
-	tt.query(la, nd.right, visit)
+	for _, id := range tt.hotList {
+		tt.hot[id] = false
+	}
+	tt.partial = false
+}
+
+// live reports whether the traversal enters node id: always, but in a
+// partial traversal only hot nodes (pairs of two cold nodes are skipped).
+func (tt *triTree) live(id int32) bool {
+	return !tt.partial || tt.hot[id]
 }
 
 // plan splits the traversal of the root into independent tasks, expanding
@@ -425,6 +425,9 @@ func (tt *triTree) query(la, id int32, visit func(tri int32)) {
 func (tt *triTree) plan(want int) {
 	tt.tasks = tt.tasks[:0]
 	if len(tt.nodes) == 0 {
+		return
+	}
+	if !tt.live(0) {
 		return
 	}
 	tt.tasks = append(tt.tasks, treeTask{0, -1})
@@ -451,9 +454,14 @@ func (tt *triTree) expand(out []treeTask, k treeTask) []treeTask {
 		if nd.left < 0 || tt.flat(k.a) {
 			return append(out, k)
 		}
-		out = append(out, treeTask{nd.left, -1}, treeTask{nd.right, -1})
-		if tt.overlap(nd.left, nd.right) {
-			out = append(out, treeTask{nd.left, nd.right})
+		l, r := nd.left, nd.right
+		for _, c := range [2]int32{l, r} {
+			if tt.live(c) {
+				out = append(out, treeTask{c, -1})
+			}
+		}
+		if (tt.live(l) || tt.live(r)) && tt.overlap(l, r) {
+			out = append(out, treeTask{l, r})
 		}
 		return out
 	}
@@ -465,7 +473,7 @@ func (tt *triTree) expand(out []treeTask, k treeTask) []treeTask {
 		return append(out, k)
 	}
 	for _, c := range [2]int32{tt.nodes[a].left, tt.nodes[a].right} {
-		if tt.overlap(c, b) {
+		if (tt.live(c) || tt.live(b)) && tt.overlap(c, b) {
 			out = append(out, treeTask{c, b})
 		}
 	}
@@ -475,12 +483,12 @@ func (tt *triTree) expand(out []treeTask, k treeTask) []treeTask {
 // self visits the leaf pairs within node id.
 func (tt *triTree) self(id int32, leafPair func(a, b int32)) {
 	nd := tt.nodes[id]
-	if nd.left < 0 || tt.flat(id) {
+	if nd.left < 0 || !tt.live(id) || tt.flat(id) {
 		return
 	}
 	tt.self(nd.left, leafPair)
 	tt.self(nd.right, leafPair)
-	if tt.overlap(nd.left, nd.right) {
+	if (tt.live(nd.left) || tt.live(nd.right)) && tt.overlap(nd.left, nd.right) {
 		tt.pair(nd.left, nd.right, leafPair)
 	}
 }
@@ -497,10 +505,11 @@ func (tt *triTree) pair(a, b int32, leafPair func(a, b int32)) {
 		a, b = b, a
 		na = nb
 	}
-	if l := na.left; tt.overlap(l, b) {
+	hb := tt.live(b)
+	if l := na.left; (hb || tt.live(l)) && tt.overlap(l, b) {
 		tt.pair(l, b, leafPair)
 	}
-	if r := na.right; tt.overlap(r, b) {
+	if r := na.right; (hb || tt.live(r)) && tt.overlap(r, b) {
 		tt.pair(r, b, leafPair)
 	}
 }

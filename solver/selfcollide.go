@@ -64,10 +64,9 @@ type selfCollision struct {
 	Rebuilds int // full rebuilds (statistics for tests and benchmarks)
 	Partial  int // partial rebuilds (statistics)
 
-	esc   []int32 // vertices that left their allowance this substep
-	part  []int32 // the triangles of a partial rebuild
-	inA   []bool  // per triangle: in part
-	partN int     // triangles per task of a partial rebuild
+	esc  []int32 // vertices that left their allowance this substep
+	part []int32 // the triangles of a partial rebuild
+	inA  []bool  // per triangle: in part
 
 	tree *triTree // broad phase
 
@@ -92,7 +91,7 @@ type selfCollision struct {
 	turnedFlag atomic.Bool
 	nextTask   atomic.Int32
 
-	fnTasks, fnRefresh, fnSeparate, fnTurned, fnPart func(lo, hi int)
+	fnTasks, fnRefresh, fnSeparate, fnTurned func(lo, hi int)
 }
 
 // vtPair is a vertex-triangle proximity pair.
@@ -190,11 +189,11 @@ const (
 	// selfTasks is about how many independent parts a rebuild's
 	// traversal is cut into.
 	selfTasks = 256
-	// A partial rebuild queries the triangles of the vertices that left
-	// their allowance, selfPartTask per task, unless they are more than
-	// 1/selfPartMax of the triangles: then the full traversal is cheaper.
-	selfPartTask = 16
-	selfPartMax  = 4
+	// A partial rebuild searches again the pairs of the triangles of the
+	// vertices that left their allowance, unless they are more than
+	// 1/selfPartMax of the triangles: then a full rebuild, which also
+	// resets every allowance and normal cone, is as cheap.
+	selfPartMax = 4
 )
 
 func newSelfCollision(b *base) *selfCollision {
@@ -224,7 +223,6 @@ func newSelfCollision(b *base) *selfCollision {
 	sc.moved = make([]bool, nv)
 	sc.mark = make([]bool, nv)
 	sc.fnTasks, sc.fnRefresh, sc.fnSeparate = sc.runTasks, sc.refresh, sc.separate
-	sc.fnPart = sc.runPart
 	sc.fnTurned = func(lo, hi int) {
 		if sc.tree.turned(sc.b.s.Pos, sc.m.Topo.Tris, lo, hi) {
 			sc.turnedFlag.Store(true)
@@ -586,7 +584,13 @@ func (sc *selfCollision) rebuild() {
 	index(&sc.vtOldAt, len(sc.ref), len(sc.vtOld), func(k int) int32 { return sc.vtOld[k].v })
 	index(&sc.eeOldAt, len(sc.edges), len(sc.eeOld), func(k int) int32 { return sc.eeOld[k].e0 })
 
-	// the tasks in parallel, each into its own slot, joined in task order
+	sc.runPlan()
+}
+
+// runPlan runs the tree's planned traversal tasks in parallel, each into
+// its own slot, and appends the slots' pairs in task order.
+func (sc *selfCollision) runPlan() {
+	tt := sc.tree
 	n := len(tt.tasks)
 	if len(tt.slots) < n {
 		tt.slots = append(tt.slots, make([]pairSlot, n-len(tt.slots))...)
@@ -623,7 +627,8 @@ func (sc *selfCollision) runTasks(_, _ int) {
 // rebuildPart updates the neighbour list after the vertices sc.esc moved
 // their reference positions: the pairs found by a leaf pair with a
 // triangle of sc.part (every triangle using such a vertex) are dropped and
-// searched again, by querying the hierarchy for each of those triangles.
+// searched again, by a traversal that enters only the nodes holding such
+// a triangle.
 // Every other pair's four vertices kept their references and allowances,
 // so it stays listed exactly as a full rebuild would list it.
 func (sc *selfCollision) rebuildPart() {
@@ -654,43 +659,13 @@ func (sc *selfCollision) rebuildPart() {
 	index(&sc.vtOldAt, len(sc.ref), len(sc.vtOld), func(k int) int32 { return sc.vtOld[k].v })
 	index(&sc.eeOldAt, len(sc.edges), len(sc.eeOld), func(k int) int32 { return sc.eeOld[k].e0 })
 
-	// the queries in parallel tasks of selfPartTask triangles, each into
-	// its own slot, joined in task order
-	n := (len(sc.part) + selfPartTask - 1) / selfPartTask
-	if len(tt.slots) < n {
-		tt.slots = append(tt.slots, make([]pairSlot, n-len(tt.slots))...)
-	}
-	sc.nextTask.Store(0)
-	sc.b.pool.runWork(n, n*minChunk, minChunk, sc.fnPart)
-	for i := range tt.slots[:n] {
-		sc.vt = append(sc.vt, tt.slots[i].vt...)
-		sc.ee = append(sc.ee, tt.slots[i].ee...)
-	}
+	// the traversal of the leaf pairs with a triangle of sc.part, in
+	// parallel tasks as in rebuild
+	tt.plan(selfTasks)
+	sc.runPlan()
+	tt.clearHot(sc.part)
 	for _, t := range sc.part {
 		inA[t] = false
-	}
-}
-
-// runPart runs the query tasks of a partial rebuild as long as some are
-// left (see runTasks). A leaf pair of two triangles of the rebuild is
-// visited from the lower one.
-func (sc *selfCollision) runPart(_, _ int) {
-	tt, part := sc.tree, sc.part
-	n := (len(part) + selfPartTask - 1) / selfPartTask
-	for {
-		i := int(sc.nextTask.Add(1) - 1)
-		if i >= n {
-			return
-		}
-		sl := &tt.slots[i]
-		sl.vt, sl.ee = sl.vt[:0], sl.ee[:0]
-		for _, a := range part[i*selfPartTask : min(len(part), (i+1)*selfPartTask)] {
-			tt.query(tt.leaf[a], 0, func(b int32) {
-				if !sc.inA[b] || b > a {
-					sc.leafPair(sl, a, b)
-				}
-			})
-		}
 	}
 }
 
