@@ -13,22 +13,28 @@ import (
 // edge it shares no vertex with (Bridson, Fedkiw, Anderson 2002; Müller et
 // al. 2007 §4.4; seed 004), on the side it came from.
 //
-// Candidate pairs are a neighbour list with a skin per vertex. At a
-// rebuild (from a substep's start positions x0, which are resolved) each
-// vertex v gets an allowance s_v: how far it may move, relative to the
-// mean motion of the cloth, before the list must be rebuilt. A pair is
-// listed when it is closer than h + margin + s_v + s_t at x0 (s_t the
-// largest allowance of the other side's vertices), so while every vertex
-// stays within its allowance the list holds every pair that can come
-// closer than h + margin. The allowance is selfSkinMin·h plus
-// selfSkinFactor times the vertex's relative displacement in the rebuild's
-// substep: a resting heap keeps a list of near neighbours only, and a
-// vertex that falls fast pairs with what lies along its path, without
-// inflating the search for the rest of the cloth. Candidates come from a
-// hierarchy of the triangles with normal cones (selfbvh.go), which skips
-// the patches that cannot fold onto themselves; the list is also rebuilt
-// when a triangle turns out of its cone. The pairs are listed in the
-// hierarchy's traversal order, which keeps neighbouring pairs together.
+// Candidate pairs are a neighbour list with a skin per vertex. Each vertex
+// v has a reference position r_v, taken at a substep's start (resolved
+// positions) relative to the mean position of the free vertices then, and
+// an allowance s_v: how far it may move from r_v, relative to the mean,
+// before its pairs must be searched again. A pair is listed when it is
+// closer than h + margin + s_v + s_t at the references (s_t the largest
+// allowance of the other side's vertices), so while its vertices stay
+// within their allowances the list holds it whenever it can come closer
+// than h + margin; references taken at different substeps compare
+// correctly, as each is relative to the mean of its own substep. The
+// allowance is selfSkinMin·h plus selfSkinFactor times the vertex's
+// relative displacement in the substep it was taken: a resting heap keeps
+// a list of near neighbours only, and a vertex that falls fast pairs with
+// what lies along its path, without inflating the search for the rest of
+// the cloth. Candidates come from a hierarchy of the triangles with normal
+// cones (selfbvh.go), which skips the patches that cannot fold onto
+// themselves. When a few vertices leave their allowances, only they take
+// new references, and only the pairs of their triangles are searched
+// again (rebuildPart); when many do, or a triangle turns out of its cone,
+// every vertex does and the whole list is rebuilt (rebuild). The pairs are
+// listed in the hierarchy's traversal order, which keeps neighbouring
+// pairs together.
 // Displacements relative to the cloth's mean motion are clamped to
 // selfMaxRel·h per substep (Ten Minute Physics' velocity clamp): the side
 // memories below are only trustworthy when no pair moves much more than
