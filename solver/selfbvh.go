@@ -253,10 +253,8 @@ func (tt *triTree) refit(x, now []vec.Vec3, tris [][3]int32, skin []float64, pad
 		for t := lo; t < hi; t++ {
 			tri := tris[t]
 			a, b, c := x[tri[0]], x[tri[1]], x[tri[2]]
-			r := pad + max(skin[tri[0]], skin[tri[1]], skin[tri[2]])
-			rv := vec.V(r, r, r)
 			ns := &tt.nd[tt.leaf[t]]
-			ns.lo, ns.hi = a.Min(b).Min(c).Sub(rv), a.Max(b).Max(c).Add(rv)
+			ns.lo, ns.hi = leafBox(x, tri, skin, pad)
 			n := b.Sub(a).Cross(c.Sub(a))
 			ns.area = n
 			// the cone holds the normals at x and now, and turnMaxAngle
@@ -288,6 +286,15 @@ func (tt *triTree) refit(x, now []vec.Vec3, tris [][3]int32, skin []float64, pad
 	for _, id := range tt.top {
 		tt.merge(id)
 	}
+}
+
+// leafBox returns the box of triangle tri at positions x, inflated by pad
+// plus the largest allowance of its vertices.
+func leafBox(x []vec.Vec3, tri [3]int32, skin []float64, pad float64) (lo, hi vec.Vec3) {
+	a, b, c := x[tri[0]], x[tri[1]], x[tri[2]]
+	r := pad + max(skin[tri[0]], skin[tri[1]], skin[tri[2]])
+	rv := vec.V(r, r, r)
+	return a.Min(b).Min(c).Sub(rv), a.Max(b).Max(c).Add(rv)
 }
 
 // merge refits inner node id from its children.
@@ -343,7 +350,7 @@ func (tt *triTree) finish(id int32) {
 
 // flat reports whether node id cannot touch itself (see finish).
 func (tt *triTree) flat(id int32) bool {
-	return !dbgOff && tt.nd[id].ok
+	return tt.nd[id].ok
 }
 
 // turned reports whether the normal of a triangle of [lo, hi) at positions
@@ -377,13 +384,9 @@ func (tt *triTree) overlap(a, b int32) bool {
 func (tt *triTree) refitBoxes(x []vec.Vec3, tris [][3]int32, skin []float64, pad float64, ts []int32) {
 	up := tt.hotList[:0]
 	for _, t := range ts {
-		tri := tris[t]
-		a, b, c := x[tri[0]], x[tri[1]], x[tri[2]]
-		r := pad + max(skin[tri[0]], skin[tri[1]], skin[tri[2]])
-		rv := vec.V(r, r, r)
 		l := tt.leaf[t]
 		ns := &tt.nd[l]
-		ns.lo, ns.hi = a.Min(b).Min(c).Sub(rv), a.Max(b).Max(c).Add(rv)
+		ns.lo, ns.hi = leafBox(x, tris[t], skin, pad)
 		tt.hot[l] = true
 		for id := tt.parent[l]; id >= 0 && !tt.hot[id]; id = tt.parent[id] {
 			tt.hot[id] = true
@@ -513,5 +516,3 @@ func (tt *triTree) pair(a, b int32, leafPair func(a, b int32)) {
 		tt.pair(r, b, leafPair)
 	}
 }
-
-var dbgOff = false

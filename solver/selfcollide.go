@@ -580,23 +580,23 @@ func (sc *selfCollision) rebuild() {
 	sc.valid = true
 	tt := sc.tree
 	tt.refit(sc.ref, sc.b.s.Pos, sc.m.Topo.Tris, sc.skin, (1+selfMargin)*sc.h/2, sc.b.pool)
-	tt.plan(selfTasks)
-
-	// index the old pairs by their first vertex / edge, so pairs that
-	// persist keep the side they were on (a crossing left by an
-	// unconverged substep is undone rather than accepted)
+	// every old pair is searched again
 	sc.vt, sc.vtOld = sc.vtOld[:0], sc.vt
 	sc.ee, sc.eeOld = sc.eeOld[:0], sc.ee
-	index(&sc.vtOldAt, len(sc.ref), len(sc.vtOld), func(k int) int32 { return sc.vtOld[k].v })
-	index(&sc.eeOldAt, len(sc.edges), len(sc.eeOld), func(k int) int32 { return sc.eeOld[k].e0 })
-
-	sc.runPlan()
+	sc.search()
 }
 
-// runPlan runs the tree's planned traversal tasks in parallel, each into
-// its own slot, and appends the slots' pairs in task order.
-func (sc *selfCollision) runPlan() {
+// search appends the pairs the tree's traversal finds (all of them, or
+// those of the hot nodes in a partial traversal), in task order. The old
+// pairs searched again (sc.vtOld, sc.eeOld) are indexed by their first
+// vertex / edge, so pairs that persist keep the side they were on (a
+// crossing left by an unconverged substep is undone rather than
+// accepted). The tasks run in parallel, each into its own slot.
+func (sc *selfCollision) search() {
+	index(&sc.vtOldAt, len(sc.ref), len(sc.vtOld), func(k int) int32 { return sc.vtOld[k].v })
+	index(&sc.eeOldAt, len(sc.edges), len(sc.eeOld), func(k int) int32 { return sc.eeOld[k].e0 })
 	tt := sc.tree
+	tt.plan(selfTasks)
 	n := len(tt.tasks)
 	if len(tt.slots) < n {
 		tt.slots = append(tt.slots, make([]pairSlot, n-len(tt.slots))...)
@@ -642,8 +642,7 @@ func (sc *selfCollision) rebuildPart() {
 	tt, inA := sc.tree, sc.inA
 	tt.refitBoxes(sc.ref, sc.m.Topo.Tris, sc.skin, (1+selfMargin)*sc.h/2, sc.part)
 
-	// drop the pairs to search again, and index them by their first
-	// vertex / edge for their sides
+	// set aside the pairs to search again
 	sc.vtOld, sc.eeOld = sc.vtOld[:0], sc.eeOld[:0]
 	vt := sc.vt[:0]
 	for _, p := range sc.vt {
@@ -662,13 +661,7 @@ func (sc *selfCollision) rebuildPart() {
 		}
 	}
 	sc.vt, sc.ee = vt, ee
-	index(&sc.vtOldAt, len(sc.ref), len(sc.vtOld), func(k int) int32 { return sc.vtOld[k].v })
-	index(&sc.eeOldAt, len(sc.edges), len(sc.eeOld), func(k int) int32 { return sc.eeOld[k].e0 })
-
-	// the traversal of the leaf pairs with a triangle of sc.part, in
-	// parallel tasks as in rebuild
-	tt.plan(selfTasks)
-	sc.runPlan()
+	sc.search()
 	tt.clearHot(sc.part)
 	for _, t := range sc.part {
 		inA[t] = false
