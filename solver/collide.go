@@ -88,16 +88,18 @@ func (c *collision) substep(t, dt float64) {
 	if c.self != nil {
 		copy(c.self.before, b.s.Pos)
 		c.self.update()
+		converged := false
 		for it := 0; it < selfIterations; it++ {
-			if it > 0 {
+			if it > 0 && !converged {
 				c.self.pick(false)
 			}
 			last := it == selfIterations-1
-			moved := c.self.iterate(last)
+			moved := c.self.iterate(last, converged)
 			if !moved && !last {
-				// nothing moved, so a re-pick finds the same pairs: only
-				// the last round (with friction) is left to run
-				it = selfIterations - 2
+				// nothing moved by more than selfConverged·h, so no pair
+				// came near: only the friction sweep is left to run, over
+				// the same pairs
+				it, converged = selfIterations-2, true
 				continue
 			}
 			if nc > 0 {

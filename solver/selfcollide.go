@@ -76,11 +76,11 @@ type selfCollision struct {
 
 	tree *triTree // broad phase
 
-	// pairs, and those of the previous rebuild indexed by vertex / edge
+	// pairs, and those searched again, indexed by their ids
 	vt, vtOld []vtPair
 	ee, eeOld []eePair
-	vtOldAt   csr
-	eeOldAt   csr
+	vtOldAt   pairIndex
+	eeOldAt   pairIndex
 	nearFlag  []bool
 	crossFlag []bool
 	Reverts   int     // vertices put back by the fail-safe (statistics)
@@ -114,38 +114,58 @@ type eePair struct {
 	n      vec.Vec3 // direction from edge e1 to edge e0
 }
 
-// csr lists items by key: items of key k are idx[start[k]:start[k+1]].
-type csr struct {
-	start []int32
-	idx   []int32
+// pairIndex finds a listed pair by its two ids (vertex and triangle, or
+// two edges): a hash table with open addressing, linear probing, and at
+// least twice as many slots as pairs, so filling it costs time in
+// proportion to the pairs only (a partial rebuild sets aside a few dozen).
+type pairIndex struct {
+	keys  []uint64 // key + 1 (0: empty)
+	at    []int32  // the pair's index in its list
+	shift uint     // 64 - log2(len(keys))
 }
 
-// index fills c with items 0..n-1 grouped by key(i) in [0, keys),
-// ascending within a key.
-func index(c *csr, keys, n int, key func(i int) int32) {
-	if len(c.start) != keys+1 {
-		c.start = make([]int32, keys+1)
+// pairKey packs two ids into a key.
+func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
+
+// fill indexes the n pairs whose keys key(0..n-1) gives; of equal keys,
+// get finds the first.
+func (ix *pairIndex) fill(n int, key func(i int) uint64) {
+	bits := uint(4)
+	for 1<<bits < 2*n {
+		bits++
 	}
-	clear(c.start)
-	for i := 0; i < n; i++ {
-		c.start[key(i)+1]++
+	size := 1 << bits
+	if cap(ix.keys) < size {
+		ix.keys, ix.at = make([]uint64, size), make([]int32, size)
 	}
-	for k := 1; k <= keys; k++ {
-		c.start[k] += c.start[k-1]
-	}
-	if cap(c.idx) < n {
-		c.idx = make([]int32, n, n+n/2)
-	}
-	c.idx = c.idx[:n]
-	for i := 0; i < n; i++ {
+	ix.keys, ix.at = ix.keys[:size], ix.at[:size]
+	clear(ix.keys)
+	ix.shift = 64 - bits
+	mask := uint64(size - 1)
+	for i := range n {
 		k := key(i)
-		c.idx[c.start[k]] = int32(i)
-		c.start[k]++
+		h := (k * 0x9e3779b97f4a7c15) >> ix.shift
+		for ix.keys[h] != 0 {
+			if ix.keys[h] == k+1 {
+				break
+			}
+			h = (h + 1) & mask
+		}
+		if ix.keys[h] == 0 {
+			ix.keys[h], ix.at[h] = k+1, int32(i)
+		}
 	}
-	for k := keys; k > 0; k-- {
-		c.start[k] = c.start[k-1]
+}
+
+// get returns the index of the pair with key k, or -1.
+func (ix *pairIndex) get(k uint64) int32 {
+	mask := uint64(len(ix.keys) - 1)
+	for h := (k * 0x9e3779b97f4a7c15) >> ix.shift; ix.keys[h] != 0; h = (h + 1) & mask {
+		if ix.keys[h] == k+1 {
+			return ix.at[h]
+		}
 	}
-	c.start[0] = 0
+	return -1
 }
 
 // pairSlot collects the pairs of one traversal task.
@@ -517,12 +537,18 @@ func (sc *selfCollision) separate(lo, hi int) {
 // pair order, with friction in the last sweep if asked. A sweep that moves
 // no vertex by selfConverged·h or more ends the iteration (but for the
 // friction sweep). It reports whether a sweep moved a vertex that far.
-func (sc *selfCollision) iterate(friction bool) (moved bool) {
+// With only set it runs the friction sweep alone: the sweep before it
+// converged.
+func (sc *selfCollision) iterate(friction, only bool) (moved bool) {
 	pos, prev, w, tris := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass, sc.m.Topo.Tris
 	nvt := len(sc.vt)
 	tol := selfConverged * sc.h
 	tol *= tol
-	for sweep := 0; sweep < selfSweeps; sweep++ {
+	first := 0
+	if only {
+		first = selfSweeps - 1
+	}
+	for sweep := first; sweep < selfSweeps; sweep++ {
 		mu := 0.0
 		if friction && sweep == selfSweeps-1 {
 			mu = sc.mu
@@ -588,13 +614,13 @@ func (sc *selfCollision) rebuild() {
 
 // search appends the pairs the tree's traversal finds (all of them, or
 // those of the hot nodes in a partial traversal), in task order. The old
-// pairs searched again (sc.vtOld, sc.eeOld) are indexed by their first
-// vertex / edge, so pairs that persist keep the side they were on (a
+// pairs searched again (sc.vtOld, sc.eeOld) are indexed by their ids, so
+// pairs that persist keep the side they were on (a
 // crossing left by an unconverged substep is undone rather than
 // accepted). The tasks run in parallel, each into its own slot.
 func (sc *selfCollision) search() {
-	index(&sc.vtOldAt, len(sc.ref), len(sc.vtOld), func(k int) int32 { return sc.vtOld[k].v })
-	index(&sc.eeOldAt, len(sc.edges), len(sc.eeOld), func(k int) int32 { return sc.eeOld[k].e0 })
+	sc.vtOldAt.fill(len(sc.vtOld), func(k int) uint64 { return pairKey(sc.vtOld[k].v, sc.vtOld[k].t) })
+	sc.eeOldAt.fill(len(sc.eeOld), func(k int) uint64 { return pairKey(sc.eeOld[k].e0, sc.eeOld[k].e1) })
 	tt := sc.tree
 	tt.plan(selfTasks)
 	n := len(tt.tasks)
@@ -714,11 +740,8 @@ func (sc *selfCollision) vertexTriangle(sl *pairSlot, v, ti int32) {
 	if d.Dot(b.Sub(a).Cross(c.Sub(a))) < 0 {
 		side = -1
 	}
-	for _, o := range sc.vtOldAt.idx[sc.vtOldAt.start[v]:sc.vtOldAt.start[v+1]] {
-		if sc.vtOld[o].t == ti {
-			side = sc.vtOld[o].side
-			break
-		}
+	if o := sc.vtOldAt.get(pairKey(v, ti)); o >= 0 {
+		side = sc.vtOld[o].side
 	}
 	h := sc.h
 	if rest[v].Sub(sc.restC[ti]).Len()-sc.restR[ti] < h {
@@ -762,11 +785,8 @@ func (sc *selfCollision) edgeEdge(sl *pairSlot, ei, fi int32) {
 		lo, hi = hi, lo
 		n = n.Scale(-1)
 	}
-	for _, o := range sc.eeOldAt.idx[sc.eeOldAt.start[lo]:sc.eeOldAt.start[lo+1]] {
-		if sc.eeOld[o].e1 == hi {
-			n = sc.eeOld[o].n
-			break
-		}
+	if o := sc.eeOldAt.get(pairKey(lo, hi)); o >= 0 {
+		n = sc.eeOld[o].n
 	}
 	h := sc.h
 	ra, rb := rest[e0[0]].Add(rest[e0[1]]).Scale(0.5), rest[e1[0]].Add(rest[e1[1]]).Scale(0.5)
