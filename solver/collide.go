@@ -107,6 +107,7 @@ func (c *collision) substep(t, dt float64) {
 				c.friction = false
 				c.list = c.self.touched()
 				b.pool.run(len(c.list), c.fnList)
+				c.self.tick++ // the ticks collideList stamped
 			}
 		}
 		c.self.failSafe()
@@ -121,10 +122,17 @@ func (c *collision) collideVerts(lo, hi int) {
 	}
 }
 
-// collideList projects the vertices c.list[lo:hi] out of every collider.
+// collideList projects the vertices c.list[lo:hi] out of every collider,
+// and stamps those it moves for the self-collision projections (see
+// selfCollision.pStamp) with the next tick.
 func (c *collision) collideList(lo, hi int) {
+	pos, st, tick := c.b.s.Pos, c.self.vStamp, c.self.tick+1
 	for _, v := range c.list[lo:hi] {
+		x := pos[v]
 		c.collideOne(v)
+		if pos[v] != x {
+			st[v] = tick
+		}
 	}
 }
 

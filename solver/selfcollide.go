@@ -87,6 +87,16 @@ type selfCollision struct {
 	sides     bool    // pick refreshes the side memories
 	near      []int32 // pairs near contact this substep (VT, then EE + len(vt))
 
+	// The projections skip a pair found out of contact (solve's result
+	// depends only on the pair's positions, its substep-start positions and
+	// constants) until one of its vertices moves: tick counts the pair
+	// evaluations of the substep, vStamp is the tick at which a vertex last
+	// moved, pStamp the tick at which a pair was found out of contact (0:
+	// not found so, or not since the substep started).
+	tick   int32
+	vStamp []int32
+	pStamp []int32
+
 	before  []vec.Vec3 // positions before the self-collision phase
 	pickPos []vec.Vec3 // positions at the substep's first pick
 
@@ -245,6 +255,7 @@ func newSelfCollision(b *base) *selfCollision {
 	sc.skin = make([]float64, nv)
 	sc.tree = newTriTree(m.Rest, m.Topo)
 	sc.before = make([]vec.Vec3, nv)
+	sc.vStamp = make([]int32, nv)
 	sc.pickPos = make([]vec.Vec3, nv)
 	sc.moved = make([]bool, nv)
 	sc.mark = make([]bool, nv)
@@ -342,6 +353,15 @@ func (sc *selfCollision) update() {
 		sc.rebuildPart()
 	}
 	sc.pick(true)
+	// every pair is evaluated again in the substep's first sweep
+	n := len(sc.vt) + len(sc.ee)
+	if cap(sc.pStamp) < n {
+		sc.pStamp = make([]int32, n, n+n/2)
+	}
+	sc.pStamp = sc.pStamp[:n]
+	clear(sc.pStamp)
+	clear(sc.vStamp)
+	sc.tick = 0
 }
 
 // pick flags the pairs closer than h + margin at the current positions (or
@@ -557,32 +577,47 @@ func (sc *selfCollision) iterate(friction, only bool) (moved bool) {
 		// symmetric Gauss-Seidel: odd sweeps run backwards, so no pair
 		// order is favoured
 		n := len(sc.near)
+		st := sc.vStamp
 		for i := range n {
 			k := sc.near[i]
 			if sweep%2 == 1 {
 				k = sc.near[n-1-i]
 			}
 			var vs [4]int32
+			var p4 *vtPair
+			var e4 *eePair
+			if int(k) < nvt {
+				p4 = &sc.vt[k]
+				t := tris[p4.t]
+				vs = [4]int32{p4.v, t[0], t[1], t[2]}
+			} else {
+				e4 = &sc.ee[int(k)-nvt]
+				a, b := sc.edges[e4.e0], sc.edges[e4.e1]
+				vs = [4]int32{a[0], a[1], b[0], b[1]}
+			}
+			// a pair found out of contact stays so while its vertices
+			// keep the positions it was found at (see sc.pStamp)
+			if ps := sc.pStamp[k]; ps > 0 && st[vs[0]] < ps && st[vs[1]] < ps && st[vs[2]] < ps && st[vs[3]] < ps {
+				continue
+			}
+			q4, pr4, w4 := gather4(pos, prev, w, vs)
 			var dx [4]vec.Vec3
 			var on bool
-			if int(k) < nvt {
-				p := &sc.vt[k]
-				t := tris[p.t]
-				vs = [4]int32{p.v, t[0], t[1], t[2]}
-				q4, p4, w4 := gather4(pos, prev, w, vs)
-				dx, on = solveVertexTriangle(q4, p4, w4, p.h, mu, p.side)
+			if p4 != nil {
+				dx, on = solveVertexTriangle(q4, pr4, w4, p4.h, mu, p4.side)
 			} else {
-				p := &sc.ee[int(k)-nvt]
-				a, b := sc.edges[p.e0], sc.edges[p.e1]
-				vs = [4]int32{a[0], a[1], b[0], b[1]}
-				q4, p4, w4 := gather4(pos, prev, w, vs)
-				dx, on = solveEdgeEdge(q4, p4, w4, p.h, mu, p.n)
+				dx, on = solveEdgeEdge(q4, pr4, w4, e4.h, mu, e4.n)
 			}
-			if on {
-				for i, v := range vs {
-					pos[v] = pos[v].Add(dx[i])
-					maxSq = max(maxSq, dx[i].LenSq())
-				}
+			sc.tick++
+			if !on {
+				sc.pStamp[k] = sc.tick
+				continue
+			}
+			sc.pStamp[k] = 0
+			for i, v := range vs {
+				pos[v] = pos[v].Add(dx[i])
+				st[v] = sc.tick
+				maxSq = max(maxSq, dx[i].LenSq())
 			}
 		}
 		if maxSq >= tol {
