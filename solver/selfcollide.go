@@ -125,21 +125,60 @@ type eePair struct {
 }
 
 // pairIndex finds a listed pair by its two ids (vertex and triangle, or
-// two edges): a hash table with open addressing, linear probing, and at
-// least twice as many slots as pairs, so filling it costs time in
-// proportion to the pairs only (a partial rebuild sets aside a few dozen).
+// two edges). Many pairs (a full rebuild sets aside every one) are indexed
+// by their first id (CSR): a traversal looks up the pairs of one vertex or
+// edge, and of neighbouring ones, together, which then share cache lines.
+// A few (a partial rebuild sets aside a few dozen) go to a hash table with
+// open addressing, linear probing, and at least twice as many slots as
+// pairs, so filling it costs time in proportion to the pairs, not to every
+// vertex or edge.
 type pairIndex struct {
-	keys  []uint64 // key + 1 (0: empty)
-	at    []int32  // the pair's index in its list
-	shift uint     // 64 - log2(len(keys))
+	hashed bool
+	// CSR: the keys of first id a are keys[start[a]:start[a+1]], in pair
+	// order, at pair indices at[...]; hash table: keys[h] is a key + 1
+	// (0: empty slot), at[h] its pair index
+	start []int32
+	keys  []uint64
+	at    []int32
+	shift uint // hash table: 64 - log2(len(keys))
 }
+
+// pairIndexHashed is the largest ratio of pairs to ids that pairIndex
+// hashes: a CSR over the ids then costs more to fill than the search.
+const pairIndexHashed = 1.0 / 8
 
 // pairKey packs two ids into a key.
 func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
 
-// fill indexes the n pairs whose keys key(0..n-1) gives; of equal keys,
-// get finds the first.
-func (ix *pairIndex) fill(n int, key func(i int) uint64) {
+// fill indexes the n pairs whose keys key(0..n-1) gives, their first ids
+// below ids; of equal keys, get finds the first.
+func (ix *pairIndex) fill(n, ids int, key func(i int) uint64) {
+	ix.hashed = float64(n) < pairIndexHashed*float64(ids)
+	if !ix.hashed {
+		if len(ix.start) != ids+1 {
+			ix.start = make([]int32, ids+1)
+		}
+		clear(ix.start)
+		for i := range n {
+			ix.start[key(i)>>32+1]++
+		}
+		for a := 1; a <= ids; a++ {
+			ix.start[a] += ix.start[a-1]
+		}
+		if cap(ix.keys) < n {
+			ix.keys, ix.at = make([]uint64, n, n+n/2), make([]int32, n, n+n/2)
+		}
+		ix.keys, ix.at = ix.keys[:n], ix.at[:n]
+		for i := range n {
+			k := key(i)
+			j := ix.start[k>>32]
+			ix.keys[j], ix.at[j] = k, int32(i)
+			ix.start[k>>32]++
+		}
+		copy(ix.start[1:], ix.start[:ids])
+		ix.start[0] = 0
+		return
+	}
 	bits := uint(4)
 	for 1<<bits < 2*n {
 		bits++
@@ -155,10 +194,7 @@ func (ix *pairIndex) fill(n int, key func(i int) uint64) {
 	for i := range n {
 		k := key(i)
 		h := (k * 0x9e3779b97f4a7c15) >> ix.shift
-		for ix.keys[h] != 0 {
-			if ix.keys[h] == k+1 {
-				break
-			}
+		for ix.keys[h] != 0 && ix.keys[h] != k+1 {
 			h = (h + 1) & mask
 		}
 		if ix.keys[h] == 0 {
@@ -169,6 +205,15 @@ func (ix *pairIndex) fill(n int, key func(i int) uint64) {
 
 // get returns the index of the pair with key k, or -1.
 func (ix *pairIndex) get(k uint64) int32 {
+	if !ix.hashed {
+		a := k >> 32
+		for j := ix.start[a]; j < ix.start[a+1]; j++ {
+			if ix.keys[j] == k {
+				return ix.at[j]
+			}
+		}
+		return -1
+	}
 	mask := uint64(len(ix.keys) - 1)
 	for h := (k * 0x9e3779b97f4a7c15) >> ix.shift; ix.keys[h] != 0; h = (h + 1) & mask {
 		if ix.keys[h] == k+1 {
@@ -654,8 +699,8 @@ func (sc *selfCollision) rebuild() {
 // crossing left by an unconverged substep is undone rather than
 // accepted). The tasks run in parallel, each into its own slot.
 func (sc *selfCollision) search() {
-	sc.vtOldAt.fill(len(sc.vtOld), func(k int) uint64 { return pairKey(sc.vtOld[k].v, sc.vtOld[k].t) })
-	sc.eeOldAt.fill(len(sc.eeOld), func(k int) uint64 { return pairKey(sc.eeOld[k].e0, sc.eeOld[k].e1) })
+	sc.vtOldAt.fill(len(sc.vtOld), len(sc.ref), func(k int) uint64 { return pairKey(sc.vtOld[k].v, sc.vtOld[k].t) })
+	sc.eeOldAt.fill(len(sc.eeOld), len(sc.edges), func(k int) uint64 { return pairKey(sc.eeOld[k].e0, sc.eeOld[k].e1) })
 	tt := sc.tree
 	tt.plan(selfTasks)
 	n := len(tt.tasks)
