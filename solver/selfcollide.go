@@ -143,8 +143,9 @@ type pairIndex struct {
 	shift uint // hash table: 64 - log2(len(keys))
 }
 
-// pairIndexHashed is the largest ratio of pairs to ids that pairIndex
-// hashes: a CSR over the ids then costs more to fill than the search.
+// pairIndex hashes fewer pairs than pairIndexHashed times the ids: for
+// those, clearing and summing a CSR over every id costs more than its
+// cache-friendly lookups save.
 const pairIndexHashed = 1.0 / 8
 
 // pairKey packs two ids into a key.
@@ -695,9 +696,9 @@ func (sc *selfCollision) rebuild() {
 // search appends the pairs the tree's traversal finds (all of them, or
 // those of the hot nodes in a partial traversal), in task order. The old
 // pairs searched again (sc.vtOld, sc.eeOld) are indexed by their ids, so
-// pairs that persist keep the side they were on (a
-// crossing left by an unconverged substep is undone rather than
-// accepted). The tasks run in parallel, each into its own slot.
+// pairs that persist keep the side they were on (a crossing left by an
+// unconverged substep is undone rather than accepted). The tasks run in
+// parallel, each into its own slot.
 func (sc *selfCollision) search() {
 	sc.vtOldAt.fill(len(sc.vtOld), len(sc.ref), func(k int) uint64 { return pairKey(sc.vtOld[k].v, sc.vtOld[k].t) })
 	sc.eeOldAt.fill(len(sc.eeOld), len(sc.edges), func(k int) uint64 { return pairKey(sc.eeOld[k].e0, sc.eeOld[k].e1) })
