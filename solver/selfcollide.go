@@ -93,9 +93,10 @@ type selfCollision struct {
 	// evaluations of the substep, vStamp is the tick at which a vertex last
 	// moved, pStamp the tick at which a pair was found out of contact (0:
 	// not found so, or not since the substep started).
-	tick   int32
-	vStamp []int32
-	pStamp []int32
+	tick    int32
+	vStamp  []int32
+	pStamp  []int32
+	Skipped int // pair projections skipped so (statistics)
 
 	before  []vec.Vec3 // positions before the self-collision phase
 	pickPos []vec.Vec3 // positions at the substep's first pick
@@ -223,6 +224,11 @@ func (ix *pairIndex) get(k uint64) int32 {
 	}
 	return -1
 }
+
+// selfSkipStill lets the projections skip the pairs found out of contact
+// (see selfCollision.pStamp); a test turns it off to check that skipping
+// changes no bit of the result.
+var selfSkipStill = true
 
 // pairSlot collects the pairs of one traversal task.
 type pairSlot struct {
@@ -643,7 +649,8 @@ func (sc *selfCollision) iterate(friction, only bool) (moved bool) {
 			}
 			// a pair found out of contact stays so while its vertices
 			// keep the positions it was found at (see sc.pStamp)
-			if ps := sc.pStamp[k]; ps > 0 && st[vs[0]] < ps && st[vs[1]] < ps && st[vs[2]] < ps && st[vs[3]] < ps {
+			if ps := sc.pStamp[k]; selfSkipStill && ps > 0 && st[vs[0]] < ps && st[vs[1]] < ps && st[vs[2]] < ps && st[vs[3]] < ps {
+				sc.Skipped++
 				continue
 			}
 			q4, pr4, w4 := gather4(pos, prev, w, vs)
