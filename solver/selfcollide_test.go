@@ -314,6 +314,26 @@ func TestCollisionThreadsDeterministic(t *testing.T) {
 	}
 }
 
+// newSelfXPBD returns the model, state and XPBD integrator of scene sc
+// with self-collision on, at 2 threads.
+func newSelfXPBD(t testing.TB, sc heapScene) (*Model, *State, *XPBD) {
+	p := DefaultParams()
+	p.SelfCollision = true
+	p.Threads = 2
+	m := newModel(t, sc.pos, sc.tris, nil, p)
+	return m, NewState(m), NewXPBD(m)
+}
+
+// stepXPBD advances s by frame k of m (24 fps) with colliders cs.
+func stepXPBD(t testing.TB, m *Model, s *State, x *XPBD, cs []sdf.Collider, k int) {
+	t.Helper()
+	f := m.FrameAt(k, 24)
+	f.Colliders = cs
+	if err := x.Step(s, &f); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestSelfCollisionSkipExact checks that skipping the pairs found out of
 // contact until a vertex of theirs moves (selfSkipStill) changes no bit of
 // the result: a 32 x 32 heap falling onto the ground and a sphere, with
@@ -325,18 +345,9 @@ func TestSelfCollisionSkipExact(t *testing.T) {
 	var ref []vec.Vec3
 	for _, skip := range []bool{false, true} {
 		selfSkipStill = skip
-		p := DefaultParams()
-		p.SelfCollision = true
-		p.Threads = 2
-		m := newModel(t, sc.pos, sc.tris, nil, p)
-		s := NewState(m)
-		x := NewXPBD(m)
+		m, s, x := newSelfXPBD(t, sc)
 		for k := range 16 {
-			f := m.FrameAt(k, 24)
-			f.Colliders = sc.cs
-			if err := x.Step(s, &f); err != nil {
-				t.Fatal(err)
-			}
+			stepXPBD(t, m, s, x, sc.cs, k)
 		}
 		if !skip {
 			ref = s.Pos

@@ -15,21 +15,12 @@ import (
 // brute force.
 func TestNeighbourListComplete(t *testing.T) {
 	sc := verticalDrop(24)
-	p := DefaultParams()
-	p.SelfCollision = true
-	p.Threads = 2
-	m := newModel(t, sc.pos, sc.tris, nil, p)
-	s := NewState(m)
-	x := NewXPBD(m)
+	m, s, x := newSelfXPBD(t, sc)
 	tris, w := m.Topo.Tris, m.InvMass
-	r := (1 + selfMargin) * p.Thickness * 0.999
+	r := (1 + selfMargin) * m.Params.Thickness * 0.999
 	checked := 0
 	for k := range 40 {
-		f := m.FrameAt(k, 24)
-		f.Colliders = sc.cs
-		if err := x.Step(s, &f); err != nil {
-			t.Fatal(err)
-		}
+		stepXPBD(t, m, s, x, sc.cs, k)
 		self := x.col.self
 		tt := self.tree
 		// which vertices are within their allowances (around the mean of
