@@ -427,10 +427,7 @@ func (tt *triTree) live(id int32) bool {
 // never on the thread count).
 func (tt *triTree) plan(want int) {
 	tt.tasks = tt.tasks[:0]
-	if len(tt.nodes) == 0 {
-		return
-	}
-	if !tt.live(0) {
+	if len(tt.nodes) == 0 || !tt.live(0) {
 		return
 	}
 	tt.tasks = append(tt.tasks, treeTask{0, -1})

@@ -687,8 +687,8 @@ func (sc *selfCollision) iterate(friction, only bool) (moved bool) {
 }
 
 // rebuild collects the pairs that can come closer than h + margin while
-// every vertex stays within its allowance, from the substep's start
-// positions.
+// every vertex stays within its allowance, from the references (which
+// update has just reset to the substep's start positions).
 func (sc *selfCollision) rebuild() {
 	sc.Rebuilds++
 	sc.valid = true
@@ -805,7 +805,7 @@ func (sc *selfCollision) leafPair(sl *pairSlot, a, b int32) {
 }
 
 // vertexTriangle lists vertex v and triangle ti if they are closer than
-// h + margin + their allowances at x0.
+// h + margin + their allowances at their references.
 func (sc *selfCollision) vertexTriangle(sl *pairSlot, v, ti int32) {
 	x, rest, w, sk := sc.ref, sc.m.Rest, sc.m.InvMass, sc.skin
 	t := sc.m.Topo.Tris[ti]
@@ -839,7 +839,7 @@ func (sc *selfCollision) vertexTriangle(sl *pairSlot, v, ti int32) {
 }
 
 // edgeEdge lists edges ei and fi if they share no vertex and are closer
-// than h + margin + their allowances at x0.
+// than h + margin + their allowances at their references.
 func (sc *selfCollision) edgeEdge(sl *pairSlot, ei, fi int32) {
 	x, rest, w, sk := sc.ref, sc.m.Rest, sc.m.InvMass, sc.skin
 	e0, e1 := sc.edges[ei], sc.edges[fi]
