@@ -53,6 +53,8 @@ type triTree struct {
 	eOwn []int32   // per edge: its owning triangle
 
 	vertTris [][]int32 // per vertex: the triangles using it
+	fan      []bool    // per vertex: its triangles form one closed fan
+	ringFlat []bool    // per vertex: its fan is flat (refit)
 	parent   []int32   // per node: its parent (-1 for the root)
 	hot      []bool    // per node: holds a triangle of a partial rebuild
 	hotList  []int32   // the hot inner nodes
@@ -63,6 +65,8 @@ type triTree struct {
 	nd []nodeState // refitted at every rebuild
 
 	runSubtrees func(lo, hi int)
+	runRings    func(lo, hi int)
+	x           []vec.Vec3 // refit's positions, for runRings
 	subtrees    []int32 // roots of the subtrees refitted in parallel
 	top         []int32 // the nodes above them, children first
 
@@ -77,6 +81,7 @@ type nodeState struct {
 	axis   vec.Vec3 // unit cone axis
 	cc, cs float64  // cosine and sine of the half-angle; cc < cosCull: wide
 	ok     bool     // flat: culled (finish)
+	inFlat bool     // inside a flat inner node (this one or an ancestor)
 }
 
 // treeTask is one independent part of the traversal: the pairs within
@@ -148,6 +153,13 @@ func newTriTree(rest []vec.Vec3, topo *Topology) *triTree {
 		tt.split(order, cent, tris, vt, mark, &stack)
 	}
 	tt.vertTris = vt
+	tt.fan = closedFans(topo, vt)
+	tt.ringFlat = make([]bool, topo.NumVerts)
+	tt.runRings = func(lo, hi int) {
+		for v := lo; v < hi; v++ {
+			tt.ringFlat[v] = tt.fan[v] && tt.flatFan(int32(v), tt.x, tris)
+		}
+	}
 	tt.nd = make([]nodeState, len(tt.nodes))
 	tt.hot = make([]bool, len(tt.nodes))
 	tt.parent = make([]int32, len(tt.nodes))
@@ -279,6 +291,10 @@ func (tt *triTree) refit(x, now []vec.Vec3, tris [][3]int32, skin []float64, pad
 			tt.finish(tt.leaf[t])
 		}
 	})
+	// the fans, from the leaf cones
+	tt.x = x
+	p.run(len(tt.ringFlat), tt.runRings)
+	tt.x = nil
 	// the subtrees (contiguous node ranges, children after parents) in
 	// parallel, then the nodes above them
 	n := len(tt.subtrees)
@@ -286,6 +302,136 @@ func (tt *triTree) refit(x, now []vec.Vec3, tris [][3]int32, skin []float64, pad
 	for _, id := range tt.top {
 		tt.merge(id)
 	}
+	// which triangles a cull relies on: parents before children (a leaf
+	// has no pairs of its own to cull, but its fans do)
+	for id := range tt.nd {
+		ns, nd := &tt.nd[id], &tt.nodes[id]
+		ns.inFlat = ns.ok && nd.left >= 0 || id > 0 && tt.nd[tt.parent[id]].inFlat
+		if t := nd.tri; t >= 0 {
+			tri := tris[t]
+			ns.inFlat = ns.inFlat || tt.ringFlat[tri[0]] || tt.ringFlat[tri[1]] || tt.ringFlat[tri[2]]
+		}
+	}
+}
+
+// closedFans reports, per vertex, whether its triangles vt[v] form one
+// closed fan: every edge at the vertex joins exactly two of them, and they
+// are one piece through those edges (an interior vertex of a manifold).
+func closedFans(topo *Topology, vt [][]int32) []bool {
+	nE := make([]int32, topo.NumVerts)
+	open := make([]bool, topo.NumVerts)
+	var at [][]int32 // per vertex: its edges
+	at = make([][]int32, topo.NumVerts)
+	for i, e := range topo.Edges {
+		for _, v := range e.V {
+			nE[v]++
+			open[v] = open[v] || !e.Interior()
+			at[v] = append(at[v], int32(i))
+		}
+	}
+	for _, i := range topo.NonManifold {
+		for _, v := range topo.Edges[i].V {
+			open[v] = true
+		}
+	}
+	fan := make([]bool, topo.NumVerts)
+	for v := range fan {
+		ts := vt[v]
+		if open[v] || len(ts) < 3 || int(nE[v]) != len(ts) {
+			continue
+		}
+		// walk the fan from its first triangle through the shared edges
+		seen := map[int32]bool{ts[0]: true}
+		for cur, moved := ts[0], true; moved; {
+			moved = false
+			for _, i := range at[v] {
+				e := topo.Edges[i]
+				var next int32 = -1
+				switch cur {
+				case e.Tri[0]:
+					next = e.Tri[1]
+				case e.Tri[1]:
+					next = e.Tri[0]
+				}
+				if next >= 0 && !seen[next] {
+					seen[next], cur, moved = true, next, true
+					break
+				}
+			}
+		}
+		fan[v] = len(seen) == len(ts)
+	}
+	return fan
+}
+
+// flatFan reports whether the fan of vertex v (a closed fan) is flat at
+// positions x: its leaf cones (refitted) fit in one cone of half-angle
+// cullMaxAngle, and its projection onto the plane across the cone's axis
+// winds once around v (each triangle's projection is positively oriented,
+// and exactly one covers a direction inside the first one's), so the fan
+// is a height field that cannot touch itself, and the leaf pairs of two of
+// its triangles need no search. Like a flat node's, the cull holds while
+// no normal leaves its leaf cone, which turned checks.
+func (tt *triTree) flatFan(v int32, x []vec.Vec3, tris [][3]int32) bool {
+	ts := tt.vertTris[v]
+	var sum vec.Vec3
+	for _, t := range ts {
+		ns := &tt.nd[tt.leaf[t]]
+		if ns.cc < cosCull {
+			return false
+		}
+		sum = sum.Add(ns.area)
+	}
+	l := sum.Len()
+	if l < 1e-300 {
+		return false
+	}
+	axis := sum.Scale(1 / l)
+	for _, t := range ts {
+		ns := &tt.nd[tt.leaf[t]]
+		cp := ns.axis.Dot(axis)
+		if cp <= 0 {
+			return false
+		}
+		sp := math.Sqrt(max(0, 1-cp*cp))
+		if cp*ns.cc-sp*ns.cs < cosCull {
+			return false
+		}
+	}
+	// the spokes to the triangle's other two vertices, in its winding
+	// order, projected across the axis
+	xv := x[v]
+	spokes := func(t int32) (p, q vec.Vec3) {
+		tri := tris[t]
+		i := 0
+		for tri[i] != v {
+			i++
+		}
+		p = x[tri[(i+1)%3]].Sub(xv)
+		q = x[tri[(i+2)%3]].Sub(xv)
+		return p.Sub(axis.Scale(p.Dot(axis))), q.Sub(axis.Scale(q.Dot(axis)))
+	}
+	p0, q0 := spokes(ts[0])
+	lp, lq := p0.Len(), q0.Len()
+	if lp < 1e-300 || lq < 1e-300 {
+		return false
+	}
+	u := p0.Scale(1 / lp).Add(q0.Scale(1 / lq)) // inside the first sector
+	covers := 0
+	for _, t := range ts {
+		p, q := spokes(t)
+		if p.Cross(q).Dot(axis) <= 0 {
+			return false
+		}
+		a, b := p.Cross(u).Dot(axis), u.Cross(q).Dot(axis)
+		if a == 0 || b == 0 {
+			return false // on a spoke: undecided
+		}
+		if a > 0 && b > 0 {
+			covers++
+		}
+	}
+	return covers == 1
 }
 
 // leafBox returns the box of triangle tri at positions x, inflated by pad
@@ -353,13 +499,15 @@ func (tt *triTree) flat(id int32) bool {
 	return tt.nd[id].ok
 }
 
-// turned reports whether the normal of a triangle of [lo, hi) at positions
-// x has left its leaf cone since the last refit.
+// turned reports whether the normal of a triangle of [lo, hi) inside a
+// flat node at positions x has left its leaf cone since the last refit
+// (or the triangle was compressed below cullMinArea). A triangle in no
+// flat node may turn freely: no cull relies on its normal.
 func (tt *triTree) turned(x []vec.Vec3, tris [][3]int32, lo, hi int) bool {
 	for t := lo; t < hi; t++ {
 		ns := &tt.nd[tt.leaf[t]]
-		if ns.cc < cosCull {
-			continue // never culled
+		if !ns.inFlat {
+			continue
 		}
 		tri := tris[t]
 		a := x[tri[0]]

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/drape-sim/drape/internal/vec"
@@ -54,7 +55,7 @@ func TestNeighbourListComplete(t *testing.T) {
 				if !in[v] || int32(v) == tr[0] || int32(v) == tr[1] || int32(v) == tr[2] {
 					continue
 				}
-				if pointTriangleDist(q, a, b, c) < r && !culled(tt, tt.vOwn[v], int32(ti)) {
+				if pointTriangleDist(q, a, b, c) < r && !culled(tt, tris, tt.vOwn[v], int32(ti)) {
 					checked++
 					if !vt[[2]int32{int32(v), int32(ti)}] {
 						t.Fatalf("frame %d: vertex %d is %.3f mm from triangle %d but not listed (%d full, %d partial rebuilds)",
@@ -71,7 +72,7 @@ func TestNeighbourListComplete(t *testing.T) {
 					!in[e[0]] || !in[e[1]] || !in[f[0]] || !in[f[1]] {
 					continue
 				}
-				if d := segmentDist(s.Pos[e[0]], s.Pos[e[1]], s.Pos[f[0]], s.Pos[f[1]]); d < r && !culled(tt, tt.eOwn[i], tt.eOwn[j]) {
+				if d := segmentDist(s.Pos[e[0]], s.Pos[e[1]], s.Pos[f[0]], s.Pos[f[1]]); d < r && !culled(tt, tris, tt.eOwn[i], tt.eOwn[j]) {
 					checked++
 					if !ee[[2]int32{int32(i), int32(j)}] {
 						t.Fatalf("frame %d: edges %d and %d are %.3f mm apart but not listed (%d full, %d partial rebuilds)",
@@ -88,9 +89,14 @@ func TestNeighbourListComplete(t *testing.T) {
 	t.Logf("%d close pairs listed over 40 frames; %d full and %d partial rebuilds", checked, self.Rebuilds, self.Partial)
 }
 
-// culled reports whether triangles a and b lie in a flat node together,
-// whose own pairs the traversal skips.
-func culled(tt *triTree, a, b int32) bool {
+// culled reports whether triangles a and b lie in a flat node or a flat
+// fan together, whose own pairs the traversal skips.
+func culled(tt *triTree, tris [][3]int32, a, b int32) bool {
+	for _, u := range tris[a] {
+		if tt.ringFlat[u] && slices.Contains(tris[b][:], u) {
+			return true
+		}
+	}
 	la, lb := tt.leaf[a], tt.leaf[b]
 	for id := tt.parent[la]; id >= 0; id = tt.parent[id] {
 		if n := tt.nodes[id]; id <= lb && lb < id+2*n.size-1 && tt.flat(id) {
