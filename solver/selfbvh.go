@@ -81,7 +81,8 @@ type nodeState struct {
 	axis   vec.Vec3 // unit cone axis
 	cc, cs float64  // cosine and sine of the half-angle; cc < cosCull: wide
 	ok     bool     // flat: culled (finish)
-	inFlat bool     // inside a flat inner node (this one or an ancestor)
+	inFlat bool     // a cull relies on it: inside a flat inner node or fan
+	top    int32    // the highest flat inner node holding it, or -1
 }
 
 // treeTask is one independent part of the traversal: the pairs within
@@ -157,7 +158,7 @@ func newTriTree(rest []vec.Vec3, topo *Topology) *triTree {
 	tt.ringFlat = make([]bool, topo.NumVerts)
 	tt.runRings = func(lo, hi int) {
 		for v := lo; v < hi; v++ {
-			tt.ringFlat[v] = tt.fan[v] && tt.flatFan(int32(v), tt.x, tris)
+			tt.ringFlat[v] = tt.fan[v] && !tt.oneFlatNode(vt[v]) && tt.flatFan(int32(v), tt.x, tris)
 		}
 	}
 	tt.nd = make([]nodeState, len(tt.nodes))
@@ -291,10 +292,6 @@ func (tt *triTree) refit(x, now []vec.Vec3, tris [][3]int32, skin []float64, pad
 			tt.finish(tt.leaf[t])
 		}
 	})
-	// the fans, from the leaf cones
-	tt.x = x
-	p.run(len(tt.ringFlat), tt.runRings)
-	tt.x = nil
 	// the subtrees (contiguous node ranges, children after parents) in
 	// parallel, then the nodes above them
 	n := len(tt.subtrees)
@@ -302,15 +299,25 @@ func (tt *triTree) refit(x, now []vec.Vec3, tris [][3]int32, skin []float64, pad
 	for _, id := range tt.top {
 		tt.merge(id)
 	}
-	// which triangles a cull relies on: parents before children (a leaf
-	// has no pairs of its own to cull, but its fans do)
+	// the highest flat inner node over each node (a leaf has no pairs of
+	// its own to cull), parents before children
 	for id := range tt.nd {
-		ns, nd := &tt.nd[id], &tt.nodes[id]
-		ns.inFlat = ns.ok && nd.left >= 0 || id > 0 && tt.nd[tt.parent[id]].inFlat
-		if t := nd.tri; t >= 0 {
-			tri := tris[t]
-			ns.inFlat = ns.inFlat || tt.ringFlat[tri[0]] || tt.ringFlat[tri[1]] || tt.ringFlat[tri[2]]
+		ns := &tt.nd[id]
+		ns.top = -1
+		if id > 0 {
+			ns.top = tt.nd[tt.parent[id]].top
 		}
+		if ns.top < 0 && ns.ok && tt.nodes[id].left >= 0 {
+			ns.top = int32(id)
+		}
+	}
+	// the fans, from the leaf cones; then which triangles a cull relies on
+	tt.x = x
+	p.run(len(tt.ringFlat), tt.runRings)
+	tt.x = nil
+	for t, tri := range tris {
+		ns := &tt.nd[tt.leaf[t]]
+		ns.inFlat = ns.top >= 0 || tt.ringFlat[tri[0]] || tt.ringFlat[tri[1]] || tt.ringFlat[tri[2]]
 	}
 }
 
@@ -362,6 +369,21 @@ func closedFans(topo *Topology, vt [][]int32) []bool {
 		fan[v] = len(seen) == len(ts)
 	}
 	return fan
+}
+
+// oneFlatNode reports whether triangles ts lie in one flat inner node,
+// whose cull already skips their leaf pairs.
+func (tt *triTree) oneFlatNode(ts []int32) bool {
+	top := tt.nd[tt.leaf[ts[0]]].top
+	if top < 0 {
+		return false
+	}
+	for _, t := range ts[1:] {
+		if tt.nd[tt.leaf[t]].top != top {
+			return false
+		}
+	}
+	return true
 }
 
 // flatFan reports whether the fan of vertex v (a closed fan) is flat at
