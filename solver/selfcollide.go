@@ -67,6 +67,9 @@ type selfCollision struct {
 	ref      []vec.Vec3 // per vertex: reference position, relative to the mean
 	skin     []float64  // per vertex: allowance around ref [m]
 	valid    bool
+	substep  int // update's count
+	turnedAt int // the substep whose list a turn cut short after one substep (-1: none)
+	fullAt   int // the substep of the last full rebuild
 	Rebuilds int // full rebuilds (statistics for tests and benchmarks)
 	Partial  int // partial rebuilds (statistics)
 
@@ -273,6 +276,11 @@ const (
 	// rebuild's substep is added to its allowance: the list then lasts
 	// about that many substeps of steady motion.
 	selfSkinFactor = 2.0
+	// selfSkinTight replaces selfSkinFactor in a full rebuild while turned
+	// normals force a full rebuild every substep (a crumpling heap): the
+	// allowance then covers the rebuild's own substep only, which is the
+	// least that lists every pair the substep's motion can bring near.
+	selfSkinTight = 1.0
 
 	// selfTasks is about how many independent parts a rebuild's
 	// traversal is cut into.
@@ -286,7 +294,7 @@ const (
 
 func newSelfCollision(b *base) *selfCollision {
 	m := b.m
-	sc := &selfCollision{b: b, m: m, h: m.Params.Thickness, mu: m.Params.SelfFriction}
+	sc := &selfCollision{b: b, m: m, h: m.Params.Thickness, mu: m.Params.SelfFriction, turnedAt: -1}
 	for _, e := range m.Topo.Edges {
 		sc.edges = append(sc.edges, e.V)
 		sc.edgeMidR = append(sc.edgeMidR, m.Rest[e.V[0]].Sub(m.Rest[e.V[1]]).Len()/2)
@@ -358,12 +366,16 @@ func (sc *selfCollision) update() {
 		}
 	}
 	sc.esc = esc
+	sc.substep++
 	full := !sc.valid
 	if !full {
 		// the culled patches hold while no normal turned too far
 		sc.turnedFlag.Store(false)
 		sc.b.pool.run(len(sc.m.Topo.Tris), sc.fnTurned)
 		full = sc.turnedFlag.Load()
+		if full && sc.fullAt == sc.substep-1 {
+			sc.turnedAt = sc.substep
+		}
 	}
 	// the triangles of the vertices that left their allowance
 	part := sc.part[:0]
@@ -387,12 +399,19 @@ func (sc *selfCollision) update() {
 	sc.part = part
 	// a vertex that starts over is measured from the substep's start
 	hMin := selfSkinMin * sc.h
+	factor := selfSkinFactor
+	if full && sc.turnedAt >= 0 && sc.turnedAt >= sc.substep-1 {
+		// turns cut the last lists short: this one will hardly outlive
+		// its own substep either
+		factor = selfSkinTight
+	}
 	reset := func(v int) {
-		sc.skin[v] = hMin + selfSkinFactor*pos[v].Sub(prev[v]).Sub(cs).Len()
+		sc.skin[v] = hMin + factor*pos[v].Sub(prev[v]).Sub(cs).Len()
 		sc.ref[v] = prev[v].Sub(mPrev)
 	}
 	switch {
 	case full:
+		sc.fullAt = sc.substep
 		for v := range pos {
 			reset(v)
 		}
