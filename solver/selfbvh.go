@@ -67,8 +67,8 @@ type triTree struct {
 	runSubtrees func(lo, hi int)
 	runRings    func(lo, hi int)
 	x           []vec.Vec3 // refit's positions, for runRings
-	subtrees    []int32 // roots of the subtrees refitted in parallel
-	top         []int32 // the nodes above them, children first
+	subtrees    []int32    // roots of the subtrees refitted in parallel
+	top         []int32    // the nodes above them, children first
 
 	tasks, spare []treeTask
 	slots        []pairSlot
