@@ -59,14 +59,16 @@ func (a Vec3) Normalize() Vec3 {
 	return a.Scale(1 / l)
 }
 
-// Min returns the component-wise minimum of a and b.
+// Min returns the component-wise minimum of a and b: the built-in min,
+// which compiles inline and orders signed zeros as math.Min does, but
+// gives NaN for a NaN component even against an infinity.
 func (a Vec3) Min(b Vec3) Vec3 {
-	return Vec3{math.Min(a.X, b.X), math.Min(a.Y, b.Y), math.Min(a.Z, b.Z)}
+	return Vec3{min(a.X, b.X), min(a.Y, b.Y), min(a.Z, b.Z)}
 }
 
-// Max returns the component-wise maximum of a and b.
+// Max returns the component-wise maximum of a and b (see Min).
 func (a Vec3) Max(b Vec3) Vec3 {
-	return Vec3{math.Max(a.X, b.X), math.Max(a.Y, b.Y), math.Max(a.Z, b.Z)}
+	return Vec3{max(a.X, b.X), max(a.Y, b.Y), max(a.Z, b.Z)}
 }
 
 // Lerp returns a + t (b - a).

@@ -65,3 +65,32 @@ func TestMaxAxis(t *testing.T) {
 		}
 	}
 }
+
+// TestMinMax checks Min and Max against math.Min and math.Max, including
+// infinities and signed zeros; a NaN component gives NaN, even against an
+// infinity (where math.Max(+Inf, NaN) is +Inf).
+func TestMinMax(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	vals := []float64{1, -2.5, 0, negZero, math.Inf(1), math.Inf(-1), math.NaN()}
+	want := func(f func(x, y float64) float64, x, y float64) float64 {
+		if math.IsNaN(x) || math.IsNaN(y) {
+			return math.NaN()
+		}
+		return f(x, y)
+	}
+	same := func(a, b float64) bool {
+		return math.Float64bits(a) == math.Float64bits(b) || math.IsNaN(a) && math.IsNaN(b)
+	}
+	for _, x := range vals {
+		for _, y := range vals {
+			a, b := V(x, y, x), V(y, x, y)
+			lo, hi := a.Min(b), a.Max(b)
+			if !same(lo.X, want(math.Min, x, y)) || !same(lo.Y, want(math.Min, y, x)) {
+				t.Errorf("%v.Min(%v) = %v, want math.Min per component", a, b, lo)
+			}
+			if !same(hi.X, want(math.Max, x, y)) || !same(hi.Y, want(math.Max, y, x)) {
+				t.Errorf("%v.Max(%v) = %v, want math.Max per component", a, b, hi)
+			}
+		}
+	}
+}
