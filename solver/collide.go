@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"math"
 
 	"github.com/drape-sim/drape/internal/vec"
 	"github.com/drape-sim/drape/sdf"
@@ -188,7 +187,7 @@ func collideVertex(x, prev vec.Vec3, ps *sdf.Pose, h, mus, muk, dt float64) vec.
 	case l <= mus*delta:
 		x = x.Sub(tan)
 	case l > 0:
-		x = x.AddScaled(tan, -math.Min(muk*delta/l, 1))
+		x = x.AddScaled(tan, -min(muk*delta/l, 1))
 	}
 	return x
 }

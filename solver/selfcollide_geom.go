@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"math"
 
 	"github.com/drape-sim/drape/internal/vec"
 )
@@ -156,7 +155,7 @@ func solveVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu, side float64)
 	if C >= 0 {
 		return dx, false
 	}
-	C = math.Max(C, -maxPush*h) // a deep crossing is undone over several substeps
+	C = max(C, -maxPush*h) // a deep crossing is undone over several substeps
 	g := [4]float64{1, -u, -v, -w}
 	W := 0.0
 	for i := range g {
@@ -259,7 +258,7 @@ func solveEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 vec.Vec3
 	if C >= 0 {
 		return dx, false
 	}
-	C = math.Max(C, -maxPush*h)
+	C = max(C, -maxPush*h)
 	g := [4]float64{1 - s, s, -(1 - t), -t}
 	W := 0.0
 	for i := range g {
