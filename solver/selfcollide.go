@@ -71,6 +71,7 @@ type selfCollision struct {
 	turnedAt int // the substep whose list a turn cut short after one substep (-1: none)
 	fullAt   int // the substep of the last full rebuild
 	Rebuilds int // full rebuilds (statistics for tests and benchmarks)
+	Tight    int // full rebuilds with selfSkinTight (statistics)
 	Partial  int // partial rebuilds (statistics)
 
 	esc  []int32 // vertices that left their allowance this substep
@@ -404,6 +405,7 @@ func (sc *selfCollision) update() {
 		// turns cut the last lists short: this one will hardly outlive
 		// its own substep either
 		factor = selfSkinTight
+		sc.Tight++
 	}
 	reset := func(v int) {
 		sc.skin[v] = hMin + factor*pos[v].Sub(prev[v]).Sub(cs).Len()
