@@ -1,7 +1,6 @@
 package solver
 
 import (
-
 	"github.com/drape-sim/drape/internal/vec"
 	"github.com/drape-sim/drape/sdf"
 )
