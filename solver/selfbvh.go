@@ -47,10 +47,18 @@ type triTree struct {
 	nodes []bvhNode
 	leaf  []int32 // per triangle: its leaf node
 
-	ownV [][]int32 // per triangle: the vertices it owns
-	ownE [][]int32 // per triangle: the edges it owns
+	ownV [][]int32 // per triangle: the vertices it owns (views of ownVs)
+	ownE [][]int32 // per triangle: the edges it owns (views of ownEs)
 	vOwn []int32   // per vertex: its owning triangle (-1: none)
 	eOwn []int32   // per edge: its owning triangle
+
+	// the owned features, triangle by triangle (triangle t's are
+	// ownVs[vStart[t]:vStart[t+1]] and ownEs[eStart[t]:eStart[t+1]]),
+	// with their boxes at the last refit, inflated like the leaf boxes
+	vStart, eStart []int32
+	ownVs, ownEs   []int32
+	vBox, eBox     []aabb
+	edges          [][2]int32 // per edge: its vertices
 
 	vertTris [][]int32 // per vertex: the triangles using it
 	fan      []bool    // per vertex: its triangles form one closed fan
@@ -62,7 +70,8 @@ type triTree struct {
 
 	restArea []float64 // per triangle: twice its rest area
 
-	nd []nodeState // refitted at every rebuild
+	nd  []nodeState // refitted at every rebuild
+	box []aabb      // per node: its box, inflated (refitted with nd)
 
 	runSubtrees func(lo, hi int)
 	runRings    func(lo, hi int)
@@ -74,9 +83,16 @@ type triTree struct {
 	slots        []pairSlot
 }
 
-// nodeState is a node's box and normal cone at the last refit.
+// aabb is an axis-aligned box.
+type aabb struct{ lo, hi vec.Vec3 }
+
+// overlaps reports whether boxes a and b overlap (touching counts).
+func (a *aabb) overlaps(b *aabb) bool {
+	return a.lo.X <= b.hi.X && b.lo.X <= a.hi.X && a.lo.Y <= b.hi.Y && b.lo.Y <= a.hi.Y && a.lo.Z <= b.hi.Z && b.lo.Z <= a.hi.Z
+}
+
+// nodeState is a node's normal cone at the last refit.
 type nodeState struct {
-	lo, hi vec.Vec3 // box, inflated
 	area   vec.Vec3 // sum of the triangle area vectors (x2)
 	axis   vec.Vec3 // unit cone axis
 	cc, cs float64  // cosine and sine of the half-angle; cc < cosCull: wide
@@ -119,8 +135,6 @@ func newTriTree(rest []vec.Vec3, topo *Topology) *triTree {
 		order[i] = int32(i)
 	}
 	// ownership
-	tt.ownV = make([][]int32, len(tris))
-	tt.ownE = make([][]int32, len(tris))
 	owner := make([]int32, topo.NumVerts)
 	for i := range owner {
 		owner[i] = -1
@@ -130,16 +144,25 @@ func newTriTree(rest []vec.Vec3, topo *Topology) *triTree {
 		for _, v := range t {
 			if owner[v] < 0 {
 				owner[v] = int32(i)
-				tt.ownV[i] = append(tt.ownV[i], v)
 			}
 		}
 	}
 	tt.eOwn = make([]int32, len(topo.Edges))
+	tt.edges = make([][2]int32, len(topo.Edges))
 	for i, e := range topo.Edges {
 		tt.eOwn[i] = e.Tri[0]
-		if t := e.Tri[0]; t >= 0 {
-			tt.ownE[t] = append(tt.ownE[t], int32(i))
-		}
+		tt.edges[i] = e.V
+	}
+	// the owned features by triangle (CSR; in id order within one)
+	tt.vStart, tt.ownVs = ownedBy(owner, len(tris))
+	tt.eStart, tt.ownEs = ownedBy(tt.eOwn, len(tris))
+	tt.vBox = make([]aabb, len(tt.ownVs))
+	tt.eBox = make([]aabb, len(tt.ownEs))
+	tt.ownV = make([][]int32, len(tris))
+	tt.ownE = make([][]int32, len(tris))
+	for t := range tris {
+		tt.ownV[t] = tt.ownVs[tt.vStart[t]:tt.vStart[t+1]]
+		tt.ownE[t] = tt.ownEs[tt.eStart[t]:tt.eStart[t+1]]
 	}
 	// adjacency for the connectivity of nodes: triangles sharing a vertex
 	vt := make([][]int32, topo.NumVerts)
@@ -162,6 +185,7 @@ func newTriTree(rest []vec.Vec3, topo *Topology) *triTree {
 		}
 	}
 	tt.nd = make([]nodeState, len(tt.nodes))
+	tt.box = make([]aabb, len(tt.nodes))
 	tt.hot = make([]bool, len(tt.nodes))
 	tt.parent = make([]int32, len(tt.nodes))
 	for id, n := range tt.nodes {
@@ -195,6 +219,29 @@ func newTriTree(rest []vec.Vec3, topo *Topology) *triTree {
 		}
 	}
 	return tt
+}
+
+// ownedBy groups ids 0..len(owner)-1 by their owner in 0..n-1 (-1: none)
+// as a CSR: owner t's ids are ids[start[t]:start[t+1]], ascending.
+func ownedBy(owner []int32, n int) (start, ids []int32) {
+	start = make([]int32, n+1)
+	for _, t := range owner {
+		if t >= 0 {
+			start[t+1]++
+		}
+	}
+	for t := range n {
+		start[t+1] += start[t]
+	}
+	ids = make([]int32, start[n])
+	next := slices.Clone(start[:n])
+	for i, t := range owner {
+		if t >= 0 {
+			ids[next[t]] = int32(i)
+			next[t]++
+		}
+	}
+	return start, ids
 }
 
 // split appends the node of triangles order (and its subtree) and returns
@@ -267,7 +314,8 @@ func (tt *triTree) refit(x, now []vec.Vec3, tris [][3]int32, skin []float64, pad
 			tri := tris[t]
 			a, b, c := x[tri[0]], x[tri[1]], x[tri[2]]
 			ns := &tt.nd[tt.leaf[t]]
-			ns.lo, ns.hi = leafBox(x, tri, skin, pad)
+			tt.box[tt.leaf[t]] = leafBox(x, tri, skin, pad)
+			tt.featureBoxes(int32(t), x, skin, pad)
 			n := b.Sub(a).Cross(c.Sub(a))
 			ns.area = n
 			// the cone holds the normals at x and now, and turnMaxAngle
@@ -458,11 +506,32 @@ func (tt *triTree) flatFan(v int32, x []vec.Vec3, tris [][3]int32) bool {
 
 // leafBox returns the box of triangle tri at positions x, inflated by pad
 // plus the largest allowance of its vertices.
-func leafBox(x []vec.Vec3, tri [3]int32, skin []float64, pad float64) (lo, hi vec.Vec3) {
+func leafBox(x []vec.Vec3, tri [3]int32, skin []float64, pad float64) aabb {
 	a, b, c := x[tri[0]], x[tri[1]], x[tri[2]]
 	r := pad + max(skin[tri[0]], skin[tri[1]], skin[tri[2]])
 	rv := vec.V(r, r, r)
-	return a.Min(b).Min(c).Sub(rv), a.Max(b).Max(c).Add(rv)
+	return aabb{a.Min(b).Min(c).Sub(rv), a.Max(b).Max(c).Add(rv)}
+}
+
+// featureBoxes computes the boxes of the vertices and edges triangle t
+// owns at positions x, inflated like leafBox (pad plus the largest
+// allowance of their vertices): two features (or a feature and a leaf)
+// whose boxes do not overlap are farther apart than 2·pad plus their
+// allowances.
+func (tt *triTree) featureBoxes(t int32, x []vec.Vec3, skin []float64, pad float64) {
+	for k := tt.vStart[t]; k < tt.vStart[t+1]; k++ {
+		v := tt.ownVs[k]
+		r := pad + skin[v]
+		rv := vec.V(r, r, r)
+		tt.vBox[k] = aabb{x[v].Sub(rv), x[v].Add(rv)}
+	}
+	for k := tt.eStart[t]; k < tt.eStart[t+1]; k++ {
+		e := tt.edges[tt.ownEs[k]]
+		a, b := x[e[0]], x[e[1]]
+		r := pad + max(skin[e[0]], skin[e[1]])
+		rv := vec.V(r, r, r)
+		tt.eBox[k] = aabb{a.Min(b).Sub(rv), a.Max(b).Add(rv)}
+	}
 }
 
 // merge refits inner node id from its children.
@@ -473,7 +542,8 @@ func (tt *triTree) merge(id int32) {
 	}
 	l, r := &tt.nd[nd.left], &tt.nd[nd.right]
 	ns := &tt.nd[id]
-	ns.lo, ns.hi = l.lo.Min(r.lo), l.hi.Max(r.hi)
+	bl, br := &tt.box[nd.left], &tt.box[nd.right]
+	tt.box[id] = aabb{bl.lo.Min(br.lo), bl.hi.Max(br.hi)}
 	s := l.area.Add(r.area)
 	ns.area = s
 	ns.cc, ns.cs = -1, 0
@@ -511,7 +581,7 @@ func (tt *triTree) finish(id int32) {
 	if !tt.nodes[id].connected || ns.cc < cosCull {
 		return
 	}
-	a, d := ns.axis, ns.hi.Sub(ns.lo)
+	a, d := ns.axis, tt.box[id].hi.Sub(tt.box[id].lo)
 	shadow := math.Abs(a.X)*d.Y*d.Z + math.Abs(a.Y)*d.X*d.Z + math.Abs(a.Z)*d.X*d.Y
 	ns.ok = ns.area.Dot(a)/2 <= shadow
 }
@@ -543,20 +613,20 @@ func (tt *triTree) turned(x []vec.Vec3, tris [][3]int32, lo, hi int) bool {
 }
 
 func (tt *triTree) overlap(a, b int32) bool {
-	p, q := &tt.nd[a], &tt.nd[b]
-	return boxesOverlap(p.lo, p.hi, q.lo, q.hi)
+	return tt.box[a].overlaps(&tt.box[b])
 }
 
-// refitBoxes recomputes the boxes of the leaves of triangles ts at
-// positions x (inflated as in refit) and of their ancestors, keeping every
+// refitBoxes recomputes the boxes of the leaves of triangles ts and of
+// their owned features at positions x (inflated as in refit) and of their
+// ancestors, keeping every
 // normal cone and cull flag, and marks those nodes hot: the next traversal
 // visits only the leaf pairs with a hot leaf, until clearHot.
 func (tt *triTree) refitBoxes(x []vec.Vec3, tris [][3]int32, skin []float64, pad float64, ts []int32) {
 	up := tt.hotList[:0]
 	for _, t := range ts {
 		l := tt.leaf[t]
-		ns := &tt.nd[l]
-		ns.lo, ns.hi = leafBox(x, tris[t], skin, pad)
+		tt.box[l] = leafBox(x, tris[t], skin, pad)
+		tt.featureBoxes(t, x, skin, pad)
 		tt.hot[l] = true
 		for id := tt.parent[l]; id >= 0 && !tt.hot[id]; id = tt.parent[id] {
 			tt.hot[id] = true
@@ -566,9 +636,9 @@ func (tt *triTree) refitBoxes(x []vec.Vec3, tris [][3]int32, skin []float64, pad
 	// children before parents: they have larger indices
 	slices.Sort(up)
 	for _, id := range slices.Backward(up) {
-		nd, ns := tt.nodes[id], &tt.nd[id]
-		l, r := &tt.nd[nd.left], &tt.nd[nd.right]
-		ns.lo, ns.hi = l.lo.Min(r.lo), l.hi.Max(r.hi)
+		nd := tt.nodes[id]
+		l, r := &tt.box[nd.left], &tt.box[nd.right]
+		tt.box[id] = aabb{l.lo.Min(r.lo), l.hi.Max(r.hi)}
 	}
 	tt.hotList = up
 	tt.partial = true

@@ -808,25 +808,31 @@ func (sc *selfCollision) rebuildPart() {
 func (sc *selfCollision) leafPair(sl *pairSlot, a, b int32) {
 	tt, tris := sc.tree, sc.m.Topo.Tris
 	ta, tb := tris[a], tris[b]
-	for _, v := range tt.ownV[a] {
-		if v != tb[0] && v != tb[1] && v != tb[2] {
+	// the features' boxes first (see featureBoxes)
+	box, vBox, eBox := tt.box, tt.vBox, tt.eBox
+	la, lb := &box[tt.leaf[a]], &box[tt.leaf[b]]
+	for k := tt.vStart[a]; k < tt.vStart[a+1]; k++ {
+		if v := tt.ownVs[k]; vBox[k].overlaps(lb) && v != tb[0] && v != tb[1] && v != tb[2] {
 			sc.vertexTriangle(sl, v, b)
 		}
 	}
-	for _, v := range tt.ownV[b] {
-		if v != ta[0] && v != ta[1] && v != ta[2] {
+	for k := tt.vStart[b]; k < tt.vStart[b+1]; k++ {
+		if v := tt.ownVs[k]; vBox[k].overlaps(la) && v != ta[0] && v != ta[1] && v != ta[2] {
 			sc.vertexTriangle(sl, v, a)
 		}
 	}
-	for _, e := range tt.ownE[a] {
-		for _, f := range tt.ownE[b] {
-			sc.edgeEdge(sl, e, f)
+	for k := tt.eStart[a]; k < tt.eStart[a+1]; k++ {
+		for l := tt.eStart[b]; l < tt.eStart[b+1]; l++ {
+			if eBox[k].overlaps(&eBox[l]) {
+				sc.edgeEdge(sl, tt.ownEs[k], tt.ownEs[l])
+			}
 		}
 	}
 }
 
 // vertexTriangle lists vertex v and triangle ti if they are closer than
-// h + margin + their allowances at their references.
+// h + margin + their allowances at their references (their boxes, which
+// leafPair tested, overlap).
 func (sc *selfCollision) vertexTriangle(sl *pairSlot, v, ti int32) {
 	x, rest, w, sk := sc.ref, sc.m.Rest, sc.m.InvMass, sc.skin
 	t := sc.m.Topo.Tris[ti]
@@ -835,11 +841,6 @@ func (sc *selfCollision) vertexTriangle(sl *pairSlot, v, ti int32) {
 	}
 	p, a, b, c := x[v], x[t[0]], x[t[1]], x[t[2]]
 	r := (1+selfMargin)*sc.h + sk[v] + max(sk[t[0]], sk[t[1]], sk[t[2]])
-	if p.X < min(a.X, b.X, c.X)-r || p.X > max(a.X, b.X, c.X)+r ||
-		p.Y < min(a.Y, b.Y, c.Y)-r || p.Y > max(a.Y, b.Y, c.Y)+r ||
-		p.Z < min(a.Z, b.Z, c.Z)-r || p.Z > max(a.Z, b.Z, c.Z)+r {
-		return
-	}
 	uu, vv, ww := closestOnTriangle(p, a, b, c)
 	d := p.Sub(a.Scale(uu).Add(b.Scale(vv)).Add(c.Scale(ww)))
 	if d.LenSq() >= r*r {
@@ -860,7 +861,8 @@ func (sc *selfCollision) vertexTriangle(sl *pairSlot, v, ti int32) {
 }
 
 // edgeEdge lists edges ei and fi if they share no vertex and are closer
-// than h + margin + their allowances at their references.
+// than h + margin + their allowances at their references (their boxes,
+// which leafPair tested, overlap).
 func (sc *selfCollision) edgeEdge(sl *pairSlot, ei, fi int32) {
 	x, rest, w, sk := sc.ref, sc.m.Rest, sc.m.InvMass, sc.skin
 	e0, e1 := sc.edges[ei], sc.edges[fi]
@@ -872,11 +874,6 @@ func (sc *selfCollision) edgeEdge(sl *pairSlot, ei, fi int32) {
 	}
 	a, b, c, d := x[e0[0]], x[e0[1]], x[e1[0]], x[e1[1]]
 	r := (1+selfMargin)*sc.h + max(sk[e0[0]], sk[e0[1]]) + max(sk[e1[0]], sk[e1[1]])
-	if min(a.X, b.X) > max(c.X, d.X)+r || min(c.X, d.X) > max(a.X, b.X)+r ||
-		min(a.Y, b.Y) > max(c.Y, d.Y)+r || min(c.Y, d.Y) > max(a.Y, b.Y)+r ||
-		min(a.Z, b.Z) > max(c.Z, d.Z)+r || min(c.Z, d.Z) > max(a.Z, b.Z)+r {
-		return
-	}
 	s, t := closestSegments(a, b, c, d)
 	diff := a.Lerp(b, s).Sub(c.Lerp(d, t))
 	l := diff.Len()
