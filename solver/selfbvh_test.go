@@ -105,3 +105,58 @@ func TestTriTreeFindsFoldedPairs(t *testing.T) {
 	}
 	t.Logf("%d leaf pairs visited, %d close pairs across the fold, all found", len(seen), close)
 }
+
+// TestFlatFan checks the fan cull on one closed fan around vertex 0: flat
+// and gently domed fans are flat; a fan folded up past the cull cone, and
+// a pleated fan whose projection winds twice around the vertex (every
+// triangle facing up, but two layers over each other), are not; nor is
+// the fan of a vertex on the cloth's border.
+func TestFlatFan(t *testing.T) {
+	// a fan of k triangles whose ring vertex i is at angle step·i, radius
+	// 1, height z(i)
+	fan := func(k int, step float64, z func(i int) float64) ([]vec.Vec3, [][3]int32) {
+		pos := []vec.Vec3{{}}
+		var tris [][3]int32
+		for i := range k {
+			a := step * float64(i)
+			pos = append(pos, vec.V(math.Cos(a), z(i), -math.Sin(a)))
+			tris = append(tris, [3]int32{0, int32(1 + i), int32(1 + (i+1)%k)})
+		}
+		return pos, tris
+	}
+	flat := func(int) float64 { return 0 }
+	cases := []struct {
+		name string
+		k    int
+		step float64
+		z    func(i int) float64
+		want bool
+	}{
+		{"flat", 6, math.Pi / 3, flat, true},
+		{"domed", 8, math.Pi / 4, func(int) float64 { return -0.2 }, true},
+		{"folded", 6, math.Pi / 3, func(i int) float64 {
+			if i == 2 || i == 3 {
+				return 2 // two ring vertices lifted far above the rest
+			}
+			return 0
+		}, false},
+		{"pleated twice round", 12, math.Pi / 3, func(i int) float64 { return 0.01 * float64(i) }, false},
+	}
+	for _, c := range cases {
+		pos, tris := fan(c.k, c.step, c.z)
+		tt, _ := treePairs(t, pos, pos, tris, 0.003)
+		if !tt.fan[0] {
+			t.Fatalf("%s: vertex 0's triangles are not a closed fan", c.name)
+		}
+		// (refit skips fans a flat node holds, as the flat ones here)
+		if got := tt.flatFan(0, pos, tris); got != c.want {
+			t.Errorf("%s: flatFan = %v, want %v", c.name, got, c.want)
+		}
+	}
+	// a border vertex has no closed fan
+	pos, tris := flatCloth(4, 1, 0, 0, 0)
+	tt, _ := treePairs(t, pos, pos, tris, 0.003)
+	if tt.fan[0] || tt.ringFlat[0] {
+		t.Errorf("corner vertex: fan %v, ringFlat %v, want neither", tt.fan[0], tt.ringFlat[0])
+	}
+}

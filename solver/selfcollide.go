@@ -808,6 +808,12 @@ func (sc *selfCollision) rebuildPart() {
 func (sc *selfCollision) leafPair(sl *pairSlot, a, b int32) {
 	tt, tris := sc.tree, sc.m.Topo.Tris
 	ta, tb := tris[a], tris[b]
+	// two triangles of a flat fan cannot touch (see flatFan)
+	for _, u := range ta {
+		if (u == tb[0] || u == tb[1] || u == tb[2]) && tt.ringFlat[u] {
+			return
+		}
+	}
 	// the features' boxes first (see featureBoxes)
 	box, vBox, eBox := tt.box, tt.vBox, tt.eBox
 	la, lb := &box[tt.leaf[a]], &box[tt.leaf[b]]
