@@ -16,19 +16,25 @@ import (
 // plane across the cone's axis: it cannot fold onto itself, and its own
 // pairs are skipped. On cloth that is flat or smoothly bent (hanging,
 // draped, sliding over a body) that culls most of the mesh, and only
-// folds and the pairs between patches are searched.
+// folds and the pairs between patches are searched. The same holds for
+// the fan of triangles around one vertex (flatFan): between patches, most
+// leaf pairs the traversal reaches are neighbours sharing a vertex whose
+// fan is flat, and they are skipped without a test.
 //
 // The cull must hold until the next rebuild, so a leaf's cone holds its
 // triangle's normals at the substep's start and at the current positions,
-// widened by turnMaxAngle; every substep, a triangle whose normal has left
-// its cone (turned) triggers a rebuild, as does one compressed below
-// cullMinArea of its rest area (compressed cloth brings neighbours
-// together without folding, so such triangles are never culled).
+// widened by turnMaxAngle; every substep, a triangle a cull relies on
+// whose normal has left its cone (turned) triggers a rebuild, as does one
+// compressed below cullMinArea of its rest area (compressed cloth brings
+// neighbours together without folding, so such triangles are never
+// culled).
 //
 // Each vertex and each edge is owned by one triangle (its lowest adjacent
 // triangle), and a leaf pair tests the features its triangles own against
-// the other triangle, so every pair is found once. A vertex no triangle
-// uses takes no part in self-collision.
+// the other triangle, so every pair is found once: first by boxes (kept
+// per owned feature, triangle by triangle, so a leaf pair reads two short
+// runs of memory), then by distance. A vertex no triangle uses takes no
+// part in self-collision.
 
 // cullMaxAngle is the widest normal cone [rad] whose patch is culled.
 const cullMaxAngle = 45 * math.Pi / 180
@@ -375,8 +381,7 @@ func (tt *triTree) refit(x, now []vec.Vec3, tris [][3]int32, skin []float64, pad
 func closedFans(topo *Topology, vt [][]int32) []bool {
 	nE := make([]int32, topo.NumVerts)
 	open := make([]bool, topo.NumVerts)
-	var at [][]int32 // per vertex: its edges
-	at = make([][]int32, topo.NumVerts)
+	at := make([][]int32, topo.NumVerts) // per vertex: its edges
 	for i, e := range topo.Edges {
 		for _, v := range e.V {
 			nE[v]++
@@ -390,13 +395,16 @@ func closedFans(topo *Topology, vt [][]int32) []bool {
 		}
 	}
 	fan := make([]bool, topo.NumVerts)
+	seen := make([]int32, len(topo.Tris)) // vertex + 1 whose walk reached it
 	for v := range fan {
 		ts := vt[v]
 		if open[v] || len(ts) < 3 || int(nE[v]) != len(ts) {
 			continue
 		}
 		// walk the fan from its first triangle through the shared edges
-		seen := map[int32]bool{ts[0]: true}
+		tag := int32(v) + 1
+		seen[ts[0]] = tag
+		n := 1
 		for cur, moved := ts[0], true; moved; {
 			moved = false
 			for _, i := range at[v] {
@@ -408,13 +416,14 @@ func closedFans(topo *Topology, vt [][]int32) []bool {
 				case e.Tri[1]:
 					next = e.Tri[0]
 				}
-				if next >= 0 && !seen[next] {
-					seen[next], cur, moved = true, next, true
+				if next >= 0 && seen[next] != tag {
+					seen[next], cur, moved = tag, next, true
+					n++
 					break
 				}
 			}
 		}
-		fan[v] = len(seen) == len(ts)
+		fan[v] = n == len(ts)
 	}
 	return fan
 }
@@ -591,10 +600,10 @@ func (tt *triTree) flat(id int32) bool {
 	return tt.nd[id].ok
 }
 
-// turned reports whether the normal of a triangle of [lo, hi) inside a
-// flat node at positions x has left its leaf cone since the last refit
-// (or the triangle was compressed below cullMinArea). A triangle in no
-// flat node may turn freely: no cull relies on its normal.
+// turned reports whether the normal of a triangle of [lo, hi) that a cull
+// relies on (inside a flat inner node or a flat fan) has left its leaf
+// cone at positions x since the last refit, or the triangle was
+// compressed below cullMinArea. Any other triangle may turn freely.
 func (tt *triTree) turned(x []vec.Vec3, tris [][3]int32, lo, hi int) bool {
 	for t := lo; t < hi; t++ {
 		ns := &tt.nd[tt.leaf[t]]

@@ -27,14 +27,17 @@ import (
 // relative displacement in the substep it was taken: a resting heap keeps
 // a list of near neighbours only, and a vertex that falls fast pairs with
 // what lies along its path, without inflating the search for the rest of
-// the cloth. Candidates come from a hierarchy of the triangles with normal
-// cones (selfbvh.go), which skips the patches that cannot fold onto
-// themselves. When a few vertices leave their allowances, only they take
-// new references, and only the pairs of their triangles are searched
-// again (rebuildPart); when many do, or a triangle turns out of its cone,
-// every vertex does and the whole list is rebuilt (rebuild). The pairs are
-// listed in the hierarchy's traversal order, which keeps neighbouring
-// pairs together.
+// the cloth. (While turning triangles force a full rebuild every substep,
+// as in a crumpling heap, the factor is selfSkinTight: one substep's
+// displacement, all a list that lasts one substep needs.) Candidates come
+// from a hierarchy of the triangles with normal cones (selfbvh.go), which
+// skips the patches and vertex fans that cannot fold onto themselves.
+// When a few vertices leave their allowances, only they take new
+// references, and only the pairs of their triangles are searched again
+// (rebuildPart); when many do, or a triangle a cull relies on turns out of
+// its cone, every vertex does and the whole list is rebuilt (rebuild). The
+// pairs are listed in the hierarchy's traversal order, which keeps
+// neighbouring pairs together.
 // Displacements relative to the cloth's mean motion are clamped to
 // selfMaxRel·h per substep (Ten Minute Physics' velocity clamp): the side
 // memories below are only trustworthy when no pair moves much more than
