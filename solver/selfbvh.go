@@ -53,10 +53,8 @@ type triTree struct {
 	nodes []bvhNode
 	leaf  []int32 // per triangle: its leaf node
 
-	ownV [][]int32 // per triangle: the vertices it owns (views of ownVs)
-	ownE [][]int32 // per triangle: the edges it owns (views of ownEs)
-	vOwn []int32   // per vertex: its owning triangle (-1: none)
-	eOwn []int32   // per edge: its owning triangle
+	vOwn []int32 // per vertex: its owning triangle (-1: none)
+	eOwn []int32 // per edge: its owning triangle
 
 	// the owned features, triangle by triangle (triangle t's are
 	// ownVs[vStart[t]:vStart[t+1]] and ownEs[eStart[t]:eStart[t+1]]),
@@ -164,12 +162,6 @@ func newTriTree(rest []vec.Vec3, topo *Topology) *triTree {
 	tt.eStart, tt.ownEs = ownedBy(tt.eOwn, len(tris))
 	tt.vBox = make([]aabb, len(tt.ownVs))
 	tt.eBox = make([]aabb, len(tt.ownEs))
-	tt.ownV = make([][]int32, len(tris))
-	tt.ownE = make([][]int32, len(tris))
-	for t := range tris {
-		tt.ownV[t] = tt.ownVs[tt.vStart[t]:tt.vStart[t+1]]
-		tt.ownE[t] = tt.ownEs[tt.eStart[t]:tt.eStart[t+1]]
-	}
 	// adjacency for the connectivity of nodes: triangles sharing a vertex
 	vt := make([][]int32, topo.NumVerts)
 	for i, t := range tris {

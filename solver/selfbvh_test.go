@@ -84,14 +84,7 @@ func TestTriTreeFindsFoldedPairs(t *testing.T) {
 				continue
 			}
 			close++
-			own := int32(-1)
-			for o, vs := range tt.ownV {
-				for _, u := range vs {
-					if u == int32(v) {
-						own = int32(o)
-					}
-				}
-			}
+			own := tt.vOwn[v]
 			if own != int32(ti) && !seen[[2]int32{min(own, int32(ti)), max(own, int32(ti))}] {
 				missed++
 			}

@@ -299,8 +299,9 @@ const (
 func newSelfCollision(b *base) *selfCollision {
 	m := b.m
 	sc := &selfCollision{b: b, m: m, h: m.Params.Thickness, mu: m.Params.SelfFriction, turnedAt: -1}
+	sc.tree = newTriTree(m.Rest, m.Topo)
+	sc.edges = sc.tree.edges
 	for _, e := range m.Topo.Edges {
-		sc.edges = append(sc.edges, e.V)
 		sc.edgeMidR = append(sc.edgeMidR, m.Rest[e.V[0]].Sub(m.Rest[e.V[1]]).Len()/2)
 	}
 	tris := m.Topo.Tris
@@ -317,7 +318,6 @@ func newSelfCollision(b *base) *selfCollision {
 	sc.ref = make([]vec.Vec3, nv)
 	sc.inA = make([]bool, len(tris))
 	sc.skin = make([]float64, nv)
-	sc.tree = newTriTree(m.Rest, m.Topo)
 	sc.before = make([]vec.Vec3, nv)
 	sc.vStamp = make([]int32, nv)
 	sc.pickPos = make([]vec.Vec3, nv)
