@@ -1,9 +1,9 @@
 package solver
 
 import (
-	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // pool runs data-parallel phases on persistent worker goroutines. The
@@ -14,8 +14,9 @@ import (
 // never waits for a worker that has not started: on a busy machine, where
 // a worker's thread may be descheduled for milliseconds, the caller simply
 // runs the remaining chunks itself and waits only for chunks already
-// claimed. Workers spin briefly between phases, then sleep on a condition
-// variable until the next phase, and park on a channel between Steps.
+// claimed. Workers spin between phases (see spinIdle), then sleep on a
+// condition variable until the next phase, and park on a channel between
+// Steps.
 //
 // Phases must write disjoint memory per index, and which goroutine runs a
 // chunk never changes its arithmetic, so results do not depend on the
@@ -68,14 +69,19 @@ const (
 	coarseFrames = 8
 )
 
-// spinIdle is how many polls a worker makes between phases before it
-// sleeps.
-const spinIdle = 1 << 14
+// spinIdle is how long a worker spins between phases before it sleeps:
+// waking a sleeping worker takes tens of microseconds, as long as a small
+// phase, and the serial stretches between phases (self-collision's
+// projections) last a few hundred. The spin yields the core every few
+// polls (yield), so a spinning worker costs little on a machine busy with
+// other work.
+const spinIdle = time.Millisecond
 
-// spinWait is how many polls the caller makes for the last chunks of a
-// phase before it sleeps until they are done, leaving its core to the
-// workers on a machine busy with other work.
-const spinWait = 1 << 15
+// spinWait is how long the caller spins for the last chunks of a phase
+// before it sleeps until they are done: longer than the last task of an
+// uneven phase (the self-collision search) takes on a quiet machine, so
+// that only a worker the system descheduled counts as a stall.
+const spinWait = 500 * time.Microsecond
 
 func newPool(n int) *pool {
 	p := &pool{n: n, finished: make(chan struct{}, 1)}
@@ -93,25 +99,7 @@ func (p *pool) worker(wake chan uint64) {
 	// later phase, including the park request, is newer
 	for last := range wake {
 		for {
-			// wait for the next phase: spin, then sleep
-			t := p.ticket.Load()
-			for spins := 0; t>>32 == last; spins++ {
-				if spins < spinIdle {
-					if spins&63 == 63 {
-						runtime.Gosched()
-					}
-				} else {
-					p.mu.Lock()
-					p.sleepers.Add(1)
-					for p.ticket.Load()>>32 == last {
-						p.cond.Wait()
-					}
-					p.sleepers.Add(-1)
-					p.mu.Unlock()
-					spins = 0
-				}
-				t = p.ticket.Load()
-			}
+			t := p.next(last)
 			last = t >> 32
 			if p.park.Load() {
 				p.parked.Done()
@@ -119,6 +107,37 @@ func (p *pool) worker(wake chan uint64) {
 			}
 			p.claim(last)
 		}
+	}
+}
+
+// next waits for a phase newer than generation last and returns its
+// ticket: it spins for spinIdle, yielding the core every 64 polls, then
+// sleeps until publish wakes it.
+func (p *pool) next(last uint64) uint64 {
+	var until time.Time
+	for spins := 0; ; spins++ {
+		t := p.ticket.Load()
+		if t>>32 != last {
+			return t
+		}
+		if spins&63 != 63 {
+			continue
+		}
+		yield()
+		now := time.Now()
+		if until.IsZero() {
+			until = now.Add(spinIdle)
+		}
+		if now.Before(until) {
+			continue
+		}
+		p.mu.Lock()
+		p.sleepers.Add(1)
+		for p.ticket.Load()>>32 == last {
+			p.cond.Wait()
+		}
+		p.sleepers.Add(-1)
+		p.mu.Unlock()
 	}
 }
 
@@ -237,11 +256,17 @@ func (p *pool) runWork(count, work, grain int, fn func(lo, hi int)) {
 // then sleeps until the worker that finishes the last chunk wakes it. It
 // reports whether it had to sleep.
 func (p *pool) wait(nc int64) (stalled bool) {
+	var until time.Time
 	for spins := 0; p.done.Load() != nc; spins++ {
-		if spins&63 == 63 {
-			runtime.Gosched()
+		if spins&63 != 63 {
+			continue
 		}
-		if spins < spinWait {
+		yield()
+		now := time.Now()
+		if until.IsZero() {
+			until = now.Add(spinWait)
+		}
+		if now.Before(until) {
 			continue
 		}
 		p.waiting.Store(1)
