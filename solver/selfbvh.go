@@ -68,9 +68,8 @@ type triTree struct {
 	fan      []bool    // per vertex: its triangles form one closed fan
 	ringFlat []bool    // per vertex: its fan is flat (refit)
 	parent   []int32   // per node: its parent (-1 for the root)
-	hot      []bool    // per node: holds a triangle of a partial rebuild
-	hotList  []int32   // the hot inner nodes
-	partial  bool      // traverse only the leaf pairs with a hot leaf
+	dirty    []bool    // per node: refitBoxes recomputes its box
+	dirtyOn  []int32   // the dirty inner nodes
 
 	restArea []float64 // per triangle: twice its rest area
 
@@ -184,7 +183,7 @@ func newTriTree(rest []vec.Vec3, topo *Topology) *triTree {
 	}
 	tt.nd = make([]nodeState, len(tt.nodes))
 	tt.box = make([]aabb, len(tt.nodes))
-	tt.hot = make([]bool, len(tt.nodes))
+	tt.dirty = make([]bool, len(tt.nodes))
 	tt.parent = make([]int32, len(tt.nodes))
 	for id, n := range tt.nodes {
 		if id == 0 {
@@ -619,18 +618,15 @@ func (tt *triTree) overlap(a, b int32) bool {
 
 // refitBoxes recomputes the boxes of the leaves of triangles ts and of
 // their owned features at positions x (inflated as in refit) and of their
-// ancestors, keeping every
-// normal cone and cull flag, and marks those nodes hot: the next traversal
-// visits only the leaf pairs with a hot leaf, until clearHot.
+// ancestors, keeping every normal cone and cull flag.
 func (tt *triTree) refitBoxes(x []vec.Vec3, tris [][3]int32, skin []float64, pad float64, ts []int32) {
-	up := tt.hotList[:0]
+	up := tt.dirtyOn[:0]
 	for _, t := range ts {
 		l := tt.leaf[t]
 		tt.box[l] = leafBox(x, tris[t], skin, pad)
 		tt.featureBoxes(t, x, skin, pad)
-		tt.hot[l] = true
-		for id := tt.parent[l]; id >= 0 && !tt.hot[id]; id = tt.parent[id] {
-			tt.hot[id] = true
+		for id := tt.parent[l]; id >= 0 && !tt.dirty[id]; id = tt.parent[id] {
+			tt.dirty[id] = true
 			up = append(up, id)
 		}
 	}
@@ -640,26 +636,38 @@ func (tt *triTree) refitBoxes(x []vec.Vec3, tris [][3]int32, skin []float64, pad
 		nd := tt.nodes[id]
 		l, r := &tt.box[nd.left], &tt.box[nd.right]
 		tt.box[id] = aabb{l.lo.Min(r.lo), l.hi.Max(r.hi)}
+		tt.dirty[id] = false
 	}
-	tt.hotList = up
-	tt.partial = true
+	tt.dirtyOn = up
 }
 
-// clearHot ends a partial traversal: every node is visited again.
-func (tt *triTree) clearHot(ts []int32) {
-	for _, t := range ts {
-		tt.hot[tt.leaf[t]] = false
+// query calls visit(b) for every triangle b other than a whose leaf box
+// overlaps a's, except those in a's highest flat inner node (whose cull
+// skips their pairs with a): the leaf pairs with a that a full traversal
+// visits.
+func (tt *triTree) query(a int32, visit func(b int32)) {
+	la := tt.leaf[a]
+	q, skip := &tt.box[la], tt.nd[la].top
+	// a median split tree is at most 32 levels deep, and the stack holds
+	// at most one node per level and one more
+	var stack [64]int32
+	stack[0] = 0
+	for n := 1; n > 0; {
+		n--
+		id := stack[n]
+		if id == skip || !tt.box[id].overlaps(q) {
+			continue
+		}
+		nd := &tt.nodes[id]
+		if nd.left < 0 {
+			if nd.tri != a {
+				visit(nd.tri)
+			}
+			continue
+		}
+		stack[n], stack[n+1] = nd.right, nd.left
+		n += 2
 	}
-	for _, id := range tt.hotList {
-		tt.hot[id] = false
-	}
-	tt.partial = false
-}
-
-// live reports whether the traversal enters node id: always, but in a
-// partial traversal only hot nodes (pairs of two cold nodes are skipped).
-func (tt *triTree) live(id int32) bool {
-	return !tt.partial || tt.hot[id]
 }
 
 // plan splits the traversal of the root into independent tasks, expanding
@@ -668,7 +676,7 @@ func (tt *triTree) live(id int32) bool {
 // never on the thread count).
 func (tt *triTree) plan(want int) {
 	tt.tasks = tt.tasks[:0]
-	if len(tt.nodes) == 0 || !tt.live(0) {
+	if len(tt.nodes) == 0 {
 		return
 	}
 	tt.tasks = append(tt.tasks, treeTask{0, -1})
@@ -696,12 +704,8 @@ func (tt *triTree) expand(out []treeTask, k treeTask) []treeTask {
 			return append(out, k)
 		}
 		l, r := nd.left, nd.right
-		for _, c := range [2]int32{l, r} {
-			if tt.live(c) {
-				out = append(out, treeTask{c, -1})
-			}
-		}
-		if (tt.live(l) || tt.live(r)) && tt.overlap(l, r) {
+		out = append(out, treeTask{l, -1}, treeTask{r, -1})
+		if tt.overlap(l, r) {
 			out = append(out, treeTask{l, r})
 		}
 		return out
@@ -714,7 +718,7 @@ func (tt *triTree) expand(out []treeTask, k treeTask) []treeTask {
 		return append(out, k)
 	}
 	for _, c := range [2]int32{tt.nodes[a].left, tt.nodes[a].right} {
-		if (tt.live(c) || tt.live(b)) && tt.overlap(c, b) {
+		if tt.overlap(c, b) {
 			out = append(out, treeTask{c, b})
 		}
 	}
@@ -724,12 +728,12 @@ func (tt *triTree) expand(out []treeTask, k treeTask) []treeTask {
 // self visits the leaf pairs within node id.
 func (tt *triTree) self(id int32, leafPair func(a, b int32)) {
 	nd := tt.nodes[id]
-	if nd.left < 0 || !tt.live(id) || tt.flat(id) {
+	if nd.left < 0 || tt.flat(id) {
 		return
 	}
 	tt.self(nd.left, leafPair)
 	tt.self(nd.right, leafPair)
-	if (tt.live(nd.left) || tt.live(nd.right)) && tt.overlap(nd.left, nd.right) {
+	if tt.overlap(nd.left, nd.right) {
 		tt.pair(nd.left, nd.right, leafPair)
 	}
 }
@@ -746,11 +750,10 @@ func (tt *triTree) pair(a, b int32, leafPair func(a, b int32)) {
 		a, b = b, a
 		na = nb
 	}
-	hb := tt.live(b)
-	if l := na.left; (hb || tt.live(l)) && tt.overlap(l, b) {
+	if l := na.left; tt.overlap(l, b) {
 		tt.pair(l, b, leafPair)
 	}
-	if r := na.right; (hb || tt.live(r)) && tt.overlap(r, b) {
+	if r := na.right; tt.overlap(r, b) {
 		tt.pair(r, b, leafPair)
 	}
 }

@@ -114,6 +114,8 @@ type selfCollision struct {
 
 	turnedFlag atomic.Bool
 	nextTask   atomic.Int32
+	numTasks   int  // the search's tasks
+	partTasks  bool // the search's tasks query the tree with sc.part
 
 	fnTasks, fnRefresh, fnSeparate, fnTurned func(lo, hi int)
 }
@@ -294,6 +296,9 @@ const (
 	// 1/selfPartMax of the triangles: then a full rebuild, which also
 	// resets every allowance and normal cone, is as cheap.
 	selfPartMax = 4
+	// selfPartChunk is how many triangles of a partial rebuild one search
+	// task queries.
+	selfPartChunk = 16
 )
 
 func newSelfCollision(b *base) *selfCollision {
@@ -721,24 +726,30 @@ func (sc *selfCollision) rebuild() {
 	// every old pair is searched again
 	sc.vt, sc.vtOld = sc.vtOld[:0], sc.vt
 	sc.ee, sc.eeOld = sc.eeOld[:0], sc.ee
-	sc.search()
+	sc.search(false)
 }
 
-// search appends the pairs the tree's traversal finds (all of them, or
-// those of the hot nodes in a partial traversal), in task order. The old
-// pairs searched again (sc.vtOld, sc.eeOld) are indexed by their ids, so
-// pairs that persist keep the side they were on (a crossing left by an
-// unconverged substep is undone rather than accepted). The tasks run in
-// parallel, each into its own slot.
-func (sc *selfCollision) search() {
+// search appends the pairs the tree's traversal finds, or with part those
+// of the leaf pairs with a triangle of sc.part (each such triangle's query
+// of the tree), in task order. The old pairs searched again (sc.vtOld,
+// sc.eeOld) are indexed by their ids, so pairs that persist keep the side
+// they were on (a crossing left by an unconverged substep is undone rather
+// than accepted). The tasks run in parallel, each into its own slot.
+func (sc *selfCollision) search(part bool) {
 	sc.vtOldAt.fill(len(sc.vtOld), len(sc.ref), func(k int) uint64 { return pairKey(sc.vtOld[k].v, sc.vtOld[k].t) })
 	sc.eeOldAt.fill(len(sc.eeOld), len(sc.edges), func(k int) uint64 { return pairKey(sc.eeOld[k].e0, sc.eeOld[k].e1) })
 	tt := sc.tree
-	tt.plan(selfTasks)
-	n := len(tt.tasks)
+	var n int
+	if part {
+		n = (len(sc.part) + selfPartChunk - 1) / selfPartChunk
+	} else {
+		tt.plan(selfTasks)
+		n = len(tt.tasks)
+	}
 	if len(tt.slots) < n {
 		tt.slots = append(tt.slots, make([]pairSlot, n-len(tt.slots))...)
 	}
+	sc.partTasks, sc.numTasks = part, n
 	sc.nextTask.Store(0)
 	sc.b.pool.runWork(n, n*minChunk, minChunk, sc.fnTasks)
 	for i := range tt.slots[:n] {
@@ -747,18 +758,30 @@ func (sc *selfCollision) search() {
 	}
 }
 
-// runTasks runs traversal tasks as long as some are left (each chunk the
+// runTasks runs search tasks as long as some are left (each chunk the
 // pool hands out claims them one at a time, which balances tasks of very
 // different sizes; each writes only its own slot).
 func (sc *selfCollision) runTasks(_, _ int) {
 	tt := sc.tree
 	for {
 		i := int(sc.nextTask.Add(1) - 1)
-		if i >= len(tt.tasks) {
+		if i >= sc.numTasks {
 			return
 		}
 		sl := &tt.slots[i]
 		sl.vt, sl.ee = sl.vt[:0], sl.ee[:0]
+		if sc.partTasks {
+			for _, a := range sc.part[i*selfPartChunk : min((i+1)*selfPartChunk, len(sc.part))] {
+				tt.query(a, func(b int32) {
+					// a pair of two such triangles is found once, from
+					// the larger
+					if b < a || !sc.inA[b] {
+						sc.leafPair(sl, a, b)
+					}
+				})
+			}
+			continue
+		}
 		leafPair := func(a, b int32) { sc.leafPair(sl, a, b) }
 		if k := tt.tasks[i]; k.b < 0 {
 			tt.self(k.a, leafPair)
@@ -771,8 +794,7 @@ func (sc *selfCollision) runTasks(_, _ int) {
 // rebuildPart updates the neighbour list after the vertices sc.esc moved
 // their reference positions: the pairs found by a leaf pair with a
 // triangle of sc.part (every triangle using such a vertex) are dropped and
-// searched again, by a traversal that enters only the nodes holding such
-// a triangle.
+// searched again, by a query of the tree with each such triangle's box.
 // Every other pair's four vertices kept their references and allowances,
 // so it stays listed exactly as a full rebuild would list it.
 func (sc *selfCollision) rebuildPart() {
@@ -799,8 +821,7 @@ func (sc *selfCollision) rebuildPart() {
 		}
 	}
 	sc.vt, sc.ee = vt, ee
-	sc.search()
-	tt.clearHot(sc.part)
+	sc.search(true)
 	for _, t := range sc.part {
 		inA[t] = false
 	}
