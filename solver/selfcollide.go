@@ -100,10 +100,13 @@ type selfCollision struct {
 	// evaluations of the substep, vStamp is the tick at which a vertex last
 	// moved, pStamp the tick at which a pair was found out of contact (0:
 	// not found so, or not since the substep started).
-	tick    int32
-	vStamp  []int32
-	pStamp  []int32
-	Skipped int // pair projections skipped so (statistics)
+	tick   int32
+	vStamp []int32
+	pStamp []int32
+	// pickTick is the tick of the last pick: a pair none of whose
+	// vertices moved since (vStamp) keeps its flags
+	pickTick int32
+	Skipped  int // pair projections skipped so (statistics)
 
 	before  []vec.Vec3 // positions before the self-collision phase
 	pickPos []vec.Vec3 // positions at the substep's first pick
@@ -442,7 +445,7 @@ func (sc *selfCollision) update() {
 	sc.pStamp = sc.pStamp[:n]
 	clear(sc.pStamp)
 	clear(sc.vStamp)
-	sc.tick = 0
+	sc.tick, sc.pickTick = 0, 0
 }
 
 // pick flags the pairs closer than h + margin at the current positions (or
@@ -468,6 +471,7 @@ func (sc *selfCollision) pick(sides bool) {
 	}
 	sc.nearFlag, sc.crossFlag = sc.nearFlag[:n], sc.crossFlag[:n]
 	sc.b.pool.run(n, sc.fnRefresh)
+	sc.pickTick = sc.tick
 	sc.near = sc.near[:0]
 	for k, on := range sc.nearFlag {
 		if on {
@@ -489,11 +493,17 @@ func (sc *selfCollision) refresh(lo, hi int) {
 	moved := func(vs [4]int32) bool {
 		return mv[vs[0]] || mv[vs[1]] || mv[vs[2]] || mv[vs[3]]
 	}
+	// after the substep's first pick, a pair none of whose vertices moved
+	// since the last pick keeps its flags
+	st, pt := sc.vStamp, sc.pickTick
+	still := func(vs [4]int32) bool {
+		return st[vs[0]] <= pt && st[vs[1]] <= pt && st[vs[2]] <= pt && st[vs[3]] <= pt
+	}
 	for k := lo; k < hi; k++ {
 		if k < nvt {
 			p := &sc.vt[k]
 			t := tris[p.t]
-			if !sc.sides && !sc.nearFlag[k] && !moved([4]int32{p.v, t[0], t[1], t[2]}) {
+			if vs := [4]int32{p.v, t[0], t[1], t[2]}; !sc.sides && (still(vs) || !sc.nearFlag[k] && !moved(vs)) {
 				continue
 			}
 			if sc.sides {
@@ -518,7 +528,7 @@ func (sc *selfCollision) refresh(lo, hi int) {
 		}
 		p := &sc.ee[k-nvt]
 		e0, e1 := sc.edges[p.e0], sc.edges[p.e1]
-		if !sc.sides && !sc.nearFlag[k] && !moved([4]int32{e0[0], e0[1], e1[0], e1[1]}) {
+		if vs := [4]int32{e0[0], e0[1], e1[0], e1[1]}; !sc.sides && (still(vs) || !sc.nearFlag[k] && !moved(vs)) {
 			continue
 		}
 		if sc.sides {
@@ -585,6 +595,7 @@ func (sc *selfCollision) failSafe() int {
 	for round := 0; round <= selfFailSafeRounds; round++ {
 		sc.pick(false)
 		crossed = 0
+		sc.tick++ // stamps the vertices put back, for the next pick
 		for _, k := range sc.near {
 			if !sc.crossFlag[k] {
 				continue
@@ -596,6 +607,7 @@ func (sc *selfCollision) failSafe() int {
 			for _, v := range sc.pairVerts(k) {
 				if w[v] != 0 && pos[v] != prev[v] {
 					pos[v] = prev[v]
+					sc.vStamp[v] = sc.tick
 					sc.Reverts++
 				}
 			}
