@@ -257,11 +257,8 @@ const (
 	// 14 % more).
 	selfIterations = 6
 	selfSweeps     = 3
-	// selfConverged·h is the largest push of a converged sweep. 5 % of
-	// the thickness: 1 % kept 2.27 mm of 3 mm in the 64 x 64 heap (5 %:
-	// 2.16 mm) for 3.6 % more instructions on the bench's sphere drape
-	// and 3.4 % more on the heap.
-	selfConverged = 5e-2
+	// selfConverged·h is the largest push of a converged sweep.
+	selfConverged = 1e-2
 	// selfMaxRel·h is the largest displacement per substep relative to the
 	// cloth's mean motion.
 	selfMaxRel = 1.0
