@@ -111,24 +111,15 @@ func (p *pool) worker(wake chan uint64) {
 }
 
 // next waits for a phase newer than generation last and returns its
-// ticket: it spins for spinIdle, yielding the core every 64 polls, then
-// sleeps until publish wakes it.
+// ticket: it spins for spinIdle, then sleeps until publish wakes it.
 func (p *pool) next(last uint64) uint64 {
-	var until time.Time
-	for spins := 0; ; spins++ {
+	var s spinner
+	for {
 		t := p.ticket.Load()
 		if t>>32 != last {
 			return t
 		}
-		if spins&63 != 63 {
-			continue
-		}
-		yield()
-		now := time.Now()
-		if until.IsZero() {
-			until = now.Add(spinIdle)
-		}
-		if now.Before(until) {
+		if !s.over(spinIdle) {
 			continue
 		}
 		p.mu.Lock()
@@ -139,6 +130,28 @@ func (p *pool) next(last uint64) uint64 {
 		p.sleepers.Add(-1)
 		p.mu.Unlock()
 	}
+}
+
+// spinner paces a spin-wait: it yields the core every 64 polls and tells
+// when the wait has lasted long enough to sleep instead.
+type spinner struct {
+	polls int
+	until time.Time
+}
+
+// over counts a poll and reports whether d has passed since the first
+// 64 polls.
+func (s *spinner) over(d time.Duration) bool {
+	s.polls++
+	if s.polls&63 != 0 {
+		return false
+	}
+	yield()
+	now := time.Now()
+	if s.until.IsZero() {
+		s.until = now.Add(d)
+	}
+	return !now.Before(s.until)
 }
 
 // claim runs chunks of phase gen until none is left.
@@ -256,17 +269,9 @@ func (p *pool) runWork(count, work, grain int, fn func(lo, hi int)) {
 // then sleeps until the worker that finishes the last chunk wakes it. It
 // reports whether it had to sleep.
 func (p *pool) wait(nc int64) (stalled bool) {
-	var until time.Time
-	for spins := 0; p.done.Load() != nc; spins++ {
-		if spins&63 != 63 {
-			continue
-		}
-		yield()
-		now := time.Now()
-		if until.IsZero() {
-			until = now.Add(spinWait)
-		}
-		if now.Before(until) {
+	var s spinner
+	for p.done.Load() != nc {
+		if !s.over(spinWait) {
 			continue
 		}
 		p.waiting.Store(1)
