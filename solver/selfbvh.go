@@ -89,6 +89,11 @@ type triTree struct {
 // aabb is an axis-aligned box.
 type aabb struct{ lo, hi vec.Vec3 }
 
+// union returns the box around a and b.
+func (a *aabb) union(b *aabb) aabb {
+	return aabb{a.lo.Min(b.lo), a.hi.Max(b.hi)}
+}
+
 // overlaps reports whether boxes a and b overlap (touching counts).
 func (a *aabb) overlaps(b *aabb) bool {
 	return a.lo.X <= b.hi.X && b.lo.X <= a.hi.X && a.lo.Y <= b.hi.Y && b.lo.Y <= a.hi.Y && a.lo.Z <= b.hi.Z && b.lo.Z <= a.hi.Z
@@ -542,8 +547,7 @@ func (tt *triTree) merge(id int32) {
 	}
 	l, r := &tt.nd[nd.left], &tt.nd[nd.right]
 	ns := &tt.nd[id]
-	bl, br := &tt.box[nd.left], &tt.box[nd.right]
-	tt.box[id] = aabb{bl.lo.Min(br.lo), bl.hi.Max(br.hi)}
+	tt.box[id] = tt.box[nd.left].union(&tt.box[nd.right])
 	s := l.area.Add(r.area)
 	ns.area = s
 	ns.cc, ns.cs = -1, 0
@@ -634,8 +638,7 @@ func (tt *triTree) refitBoxes(x []vec.Vec3, tris [][3]int32, skin []float64, pad
 	slices.Sort(up)
 	for _, id := range slices.Backward(up) {
 		nd := tt.nodes[id]
-		l, r := &tt.box[nd.left], &tt.box[nd.right]
-		tt.box[id] = aabb{l.lo.Min(r.lo), l.hi.Max(r.hi)}
+		tt.box[id] = tt.box[nd.left].union(&tt.box[nd.right])
 		tt.dirty[id] = false
 	}
 	tt.dirtyOn = up

@@ -117,10 +117,9 @@ type selfCollision struct {
 
 	turnedFlag atomic.Bool
 	nextTask   atomic.Int32
-	numTasks   int  // the search's tasks
-	partTasks  bool // the search's tasks query the tree with sc.part
+	numTasks   int // the search's tasks
 
-	fnTasks, fnRefresh, fnSeparate, fnTurned func(lo, hi int)
+	fnTasks, fnQueries, fnRefresh, fnSeparate, fnTurned func(lo, hi int)
 }
 
 // vtPair is a vertex-triangle proximity pair.
@@ -331,7 +330,7 @@ func newSelfCollision(b *base) *selfCollision {
 	sc.pickPos = make([]vec.Vec3, nv)
 	sc.moved = make([]bool, nv)
 	sc.mark = make([]bool, nv)
-	sc.fnTasks, sc.fnRefresh, sc.fnSeparate = sc.runTasks, sc.refresh, sc.separate
+	sc.fnTasks, sc.fnQueries, sc.fnRefresh, sc.fnSeparate = sc.runTasks, sc.runQueries, sc.refresh, sc.separate
 	sc.fnTurned = func(lo, hi int) {
 		if sc.tree.turned(sc.b.s.Pos, sc.m.Topo.Tris, lo, hi) {
 			sc.turnedFlag.Store(true)
@@ -751,9 +750,9 @@ func (sc *selfCollision) search(part bool) {
 	sc.vtOldAt.fill(len(sc.vtOld), len(sc.ref), func(k int) uint64 { return pairKey(sc.vtOld[k].v, sc.vtOld[k].t) })
 	sc.eeOldAt.fill(len(sc.eeOld), len(sc.edges), func(k int) uint64 { return pairKey(sc.eeOld[k].e0, sc.eeOld[k].e1) })
 	tt := sc.tree
-	var n int
+	n, run := 0, sc.fnTasks
 	if part {
-		n = (len(sc.part) + selfPartChunk - 1) / selfPartChunk
+		n, run = (len(sc.part)+selfPartChunk-1)/selfPartChunk, sc.fnQueries
 	} else {
 		tt.plan(selfTasks)
 		n = len(tt.tasks)
@@ -761,38 +760,56 @@ func (sc *selfCollision) search(part bool) {
 	if len(tt.slots) < n {
 		tt.slots = append(tt.slots, make([]pairSlot, n-len(tt.slots))...)
 	}
-	sc.partTasks, sc.numTasks = part, n
+	sc.numTasks = n
 	sc.nextTask.Store(0)
-	sc.b.pool.runWork(n, n*minChunk, minChunk, sc.fnTasks)
+	sc.b.pool.runWork(n, n*minChunk, minChunk, run)
 	for i := range tt.slots[:n] {
 		sc.vt = append(sc.vt, tt.slots[i].vt...)
 		sc.ee = append(sc.ee, tt.slots[i].ee...)
 	}
 }
 
-// runTasks runs search tasks as long as some are left (each chunk the
-// pool hands out claims them one at a time, which balances tasks of very
-// different sizes; each writes only its own slot).
+// nextSlot claims the next search task and returns its index and its
+// emptied slot, or -1 when none is left. Each chunk the pool hands out
+// claims tasks one at a time, which balances tasks of very different
+// sizes; each task writes only its own slot.
+func (sc *selfCollision) nextSlot() (int, *pairSlot) {
+	i := int(sc.nextTask.Add(1) - 1)
+	if i >= sc.numTasks {
+		return -1, nil
+	}
+	sl := &sc.tree.slots[i]
+	sl.vt, sl.ee = sl.vt[:0], sl.ee[:0]
+	return i, sl
+}
+
+// runQueries runs the tasks of a partial rebuild: task i queries the tree
+// with selfPartChunk triangles of sc.part.
+func (sc *selfCollision) runQueries(_, _ int) {
+	for {
+		i, sl := sc.nextSlot()
+		if i < 0 {
+			return
+		}
+		for _, a := range sc.part[i*selfPartChunk : min((i+1)*selfPartChunk, len(sc.part))] {
+			sc.tree.query(a, func(b int32) {
+				// a pair of two such triangles is found once, from the
+				// larger
+				if b < a || !sc.inA[b] {
+					sc.leafPair(sl, a, b)
+				}
+			})
+		}
+	}
+}
+
+// runTasks runs the traversal tasks of a full rebuild (tt.tasks).
 func (sc *selfCollision) runTasks(_, _ int) {
 	tt := sc.tree
 	for {
-		i := int(sc.nextTask.Add(1) - 1)
-		if i >= sc.numTasks {
+		i, sl := sc.nextSlot()
+		if i < 0 {
 			return
-		}
-		sl := &tt.slots[i]
-		sl.vt, sl.ee = sl.vt[:0], sl.ee[:0]
-		if sc.partTasks {
-			for _, a := range sc.part[i*selfPartChunk : min((i+1)*selfPartChunk, len(sc.part))] {
-				tt.query(a, func(b int32) {
-					// a pair of two such triangles is found once, from
-					// the larger
-					if b < a || !sc.inA[b] {
-						sc.leafPair(sl, a, b)
-					}
-				})
-			}
-			continue
 		}
 		leafPair := func(a, b int32) { sc.leafPair(sl, a, b) }
 		if k := tt.tasks[i]; k.b < 0 {
