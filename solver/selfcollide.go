@@ -905,12 +905,13 @@ func (sc *selfCollision) vertexTriangle(sl *pairSlot, v, ti int32) {
 	if d.LenSq() >= r*r {
 		return
 	}
-	side := 1.0
-	if d.Dot(b.Sub(a).Cross(c.Sub(a))) < 0 {
-		side = -1
-	}
+	// a pair listed again keeps its side; a new one takes the side the
+	// vertex is on at the substep's start (see newSide)
+	var side float64
 	if o := sc.vtOldAt.get(pairKey(v, ti)); o >= 0 {
 		side = sc.vtOld[o].side
+	} else {
+		side = sc.newSide(v, t, d.Dot(b.Sub(a).Cross(c.Sub(a))))
 	}
 	h := sc.h
 	if rest[v].Sub(sc.restC[ti]).Len()-sc.restR[ti] < h {
@@ -939,19 +940,20 @@ func (sc *selfCollision) edgeEdge(sl *pairSlot, ei, fi int32) {
 	if l >= r {
 		return
 	}
-	var n vec.Vec3
-	if l > 1e-12 {
-		n = diff.Scale(1 / l)
-	} else {
-		n = b.Sub(a).Cross(d.Sub(c)).Normalize()
-	}
+	// n points from edge hi to edge lo
 	lo, hi := ei, fi
 	if lo > hi {
 		lo, hi = hi, lo
-		n = n.Scale(-1)
+		diff = diff.Scale(-1)
 	}
+	var n vec.Vec3
 	if o := sc.eeOldAt.get(pairKey(lo, hi)); o >= 0 {
+		// a pair listed again keeps its direction
 		n = sc.eeOld[o].n
+	} else {
+		// a new one takes the direction at the substep's start (see
+		// newSide)
+		n = sc.newDir(sc.edges[lo], sc.edges[hi], diff)
 	}
 	h := sc.h
 	ra, rb := rest[e0[0]].Add(rest[e0[1]]).Scale(0.5), rest[e1[0]].Add(rest[e1[1]]).Scale(0.5)
@@ -959,6 +961,46 @@ func (sc *selfCollision) edgeEdge(sl *pairSlot, ei, fi int32) {
 		h = math.Min(h, segmentDist(rest[e0[0]], rest[e0[1]], rest[e1[0]], rest[e1[1]]))
 	}
 	sl.ee = append(sl.ee, eePair{e0: lo, e1: hi, h: h, n: n})
+}
+
+// newSide returns the side of triangle t (+1: along its normal) vertex v
+// is on at the substep's start, for a pair listed for the first time. The
+// references the search measures from may be of different substeps (a
+// partial rebuild resets only some), each off the substep's start by up to
+// its allowance, so a vertex close to a triangle can lie on the other side
+// of it at the references; a side remembered so could then not be
+// restored: the vertex would be pushed through the triangle, into whatever
+// the triangle lies on. sdRef is the signed distance at the references,
+// the fallback when the vertex lies in the triangle's plane.
+func (sc *selfCollision) newSide(v int32, t [3]int32, sdRef float64) float64 {
+	x := sc.b.s.Prev
+	p, a, b, c := x[v], x[t[0]], x[t[1]], x[t[2]]
+	sd := p.Sub(a).Dot(b.Sub(a).Cross(c.Sub(a)))
+	if sd == 0 {
+		sd = sdRef
+	}
+	if sd < 0 {
+		return -1
+	}
+	return 1
+}
+
+// newDir returns the unit direction from edge f to edge e at the
+// substep's start, for a pair listed for the first time (see newSide);
+// diffRef, from f's closest point to e's at the references, is the
+// fallback when the edges touch there.
+func (sc *selfCollision) newDir(e, f [2]int32, diffRef vec.Vec3) vec.Vec3 {
+	x := sc.b.s.Prev
+	a, b, c, d := x[e[0]], x[e[1]], x[f[0]], x[f[1]]
+	s, t := closestSegments(a, b, c, d)
+	diff := a.Lerp(b, s).Sub(c.Lerp(d, t))
+	if l := diff.Len(); l > 1e-12 {
+		return diff.Scale(1 / l)
+	}
+	if l := diffRef.Len(); l > 1e-12 {
+		return diffRef.Scale(1 / l)
+	}
+	return b.Sub(a).Cross(d.Sub(c)).Normalize()
 }
 
 func gather4(pos, prev []vec.Vec3, w []float64, vs [4]int32) (q4, p4 [4]vec.Vec3, w4 [4]float64) {
