@@ -518,9 +518,16 @@ func (sc *selfCollision) refresh(lo, hi int) {
 				sc.nearFlag[k], sc.crossFlag[k] = cr, cr
 				continue
 			}
+			// r or more off the triangle's plane on its side: neither near
+			// nor crossed
+			nt := b.Sub(a).Cross(c.Sub(a))
+			if sd := x.Sub(a).Dot(nt) * p.side; sd > 0 && sd*sd >= r*r*apartMargin*apartMargin*nt.LenSq() {
+				sc.nearFlag[k], sc.crossFlag[k] = false, false
+				continue
+			}
 			u, v, ww := closestOnTriangle(x, a, b, c)
 			d := x.Sub(a.Scale(u).Add(b.Scale(v)).Add(c.Scale(ww)))
-			cr := x.Sub(a).Dot(b.Sub(a).Cross(c.Sub(a)))*p.side < 0 &&
+			cr := x.Sub(a).Dot(nt)*p.side < 0 &&
 				(u > 0 && v > 0 && ww > 0 || crossedTriangle([4]vec.Vec3{x, a, b, c}, [4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}, p.side))
 			sc.nearFlag[k], sc.crossFlag[k] = cr || d.LenSq() < r*r, cr
 			continue
@@ -540,6 +547,12 @@ func (sc *selfCollision) refresh(lo, hi int) {
 		if g := selfCrossReach * sc.h; min(a.X, b.X) > max(c.X, d.X)+g || min(c.X, d.X) > max(a.X, b.X)+g ||
 			min(a.Y, b.Y) > max(c.Y, d.Y)+g || min(c.Y, d.Y) > max(a.Y, b.Y)+g ||
 			min(a.Z, b.Z) > max(c.Z, d.Z)+g || min(c.Z, d.Z) > max(a.Z, b.Z)+g {
+			sc.nearFlag[k], sc.crossFlag[k] = false, false
+			continue
+		}
+		// r or more apart along the remembered direction: neither near
+		// nor crossed
+		if apartAlong(a, b, c, d, p.n, r) {
 			sc.nearFlag[k], sc.crossFlag[k] = false, false
 			continue
 		}

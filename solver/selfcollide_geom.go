@@ -135,6 +135,11 @@ func solveVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu, side float64)
 		return dx, false
 	}
 	nf = nf.Scale(side / area2)
+	if x.Sub(a).Dot(nf) >= h*apartMargin {
+		// h or more off the triangle's plane on its side: no closer to
+		// the triangle
+		return dx, false
+	}
 	u, v, w := closestOnTriangle(x, a, b, c)
 	d := x.Sub(a.Scale(u).Add(b.Scale(v)).Add(c.Scale(w)))
 	var s float64
@@ -239,6 +244,9 @@ func vertexTriangleSide(q4 [4]vec.Vec3, side float64) float64 {
 // solveVertexTriangle.
 func solveEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 vec.Vec3) (dx [4]vec.Vec3, active bool) {
 	a, b, c, d := q4[0], q4[1], q4[2], q4[3]
+	if apartAlong(a, b, c, d, n0, h) {
+		return dx, false
+	}
 	s, t := closestSegments(a, b, c, d)
 	const eps = 1e-6
 	if s <= eps || s >= 1-eps || t <= eps || t >= 1-eps {
@@ -278,6 +286,18 @@ func solveEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 vec.Vec3
 		addFriction(&dx, rel, n, g, w4, W, mu*(-C))
 	}
 	return dx, true
+}
+
+// apartMargin is the relative margin of the cheap separation tests
+// (apartAlong, a vertex's distance to a triangle's plane): they rule a
+// pair out only where the exact distance, rounded, is surely no smaller.
+const apartMargin = 1 + 1e-9
+
+// apartAlong reports whether every point of segment ab lies at least r
+// beyond every point of segment cd along the unit direction n: then the
+// segments are at least r apart, and their closest points too along n.
+func apartAlong(a, b, c, d, n vec.Vec3, r float64) bool {
+	return min(a.Dot(n), b.Dot(n))-max(c.Dot(n), d.Dot(n)) >= r*apartMargin
 }
 
 // edgeEdgeDir returns the direction memory of an edge pair at positions q4

@@ -471,3 +471,37 @@ func TestNewPairSideFromStart(t *testing.T) {
 	}
 	t.Logf("B's closest approach to A while settling: %.3f mm (thickness %.1f mm)", 1e3*minD, 1e3*h)
 }
+
+// TestApartAlong checks the cheap separation test the projections and
+// picks rule pairs out with: whenever it holds, the segments' closest
+// points are at least r apart along n (so at least r apart), and a vertex
+// r off a triangle's plane is at least r from the triangle.
+func TestApartAlong(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	rnd := func() vec.Vec3 { return vec.V(r.Float64()*2-1, r.Float64()*2-1, r.Float64()*2-1) }
+	held := 0
+	for i := range 20000 {
+		a, b, c, d := rnd(), rnd(), rnd(), rnd()
+		n := rnd().Normalize()
+		sep := r.Float64() * 0.5
+		if !apartAlong(a, b, c, d, n, sep) {
+			continue
+		}
+		held++
+		s, u := closestSegments(a, b, c, d)
+		diff := a.Lerp(b, s).Sub(c.Lerp(d, u))
+		if diff.Dot(n) < sep || diff.Len() < sep {
+			t.Fatalf("case %d: apart by %g along %v, but the closest points are %g apart (%g along n)", i, sep, n, diff.Len(), diff.Dot(n))
+		}
+		// a vertex that far off a triangle's plane (the plane through b
+		// across n)
+		onPlane := func(q vec.Vec3) vec.Vec3 { return q.Sub(n.Scale(q.Sub(b).Dot(n))) }
+		x := onPlane(a).Add(n.Scale(sep * apartMargin))
+		if got := pointTriangleDist(x, b, onPlane(c), onPlane(d)); got < sep {
+			t.Fatalf("case %d: a vertex %g off a triangle's plane is %g from the triangle", i, sep, got)
+		}
+	}
+	if held < 1000 {
+		t.Fatalf("the test held in %d cases only: it checks too little", held)
+	}
+}
