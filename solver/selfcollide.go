@@ -275,8 +275,11 @@ const (
 
 	// selfMargin·h is added to the contact distance when pairs are listed
 	// and when near pairs are picked, for the pushes of the substep's own
-	// projections.
-	selfMargin = 0.5
+	// projections (between two picks). 0.5 bakes the 64 x 64 sphere drape
+	// bit for bit as 0.35 does, with 3 % more instructions (9 % on the
+	// heap); at 0.25 the 128 x 128 heap (BenchmarkHeap) ends with 12
+	// intersecting pairs, at 0.35 with none.
+	selfMargin = 0.35
 	// selfSkinMin·h is the smallest allowance, which lets a resting cloth
 	// jitter without rebuilding.
 	selfSkinMin = 0.25
