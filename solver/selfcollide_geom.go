@@ -221,11 +221,14 @@ func insideProjection(p, a, b, c vec.Vec3) bool {
 // else the side of the triangle's plane the vertex is on.
 func vertexTriangleSide(q4 [4]vec.Vec3, side float64) float64 {
 	x, a, b, c := q4[0], q4[1], q4[2], q4[3]
+	sd := x.Sub(a).Dot(b.Sub(a).Cross(c.Sub(a)))
+	if sd*side > 0 {
+		return side // on the remembered side: kept either way
+	}
 	u, v, w := closestOnTriangle(x, a, b, c)
 	if u > 0 && v > 0 && w > 0 {
 		return side
 	}
-	sd := x.Sub(a).Dot(b.Sub(a).Cross(c.Sub(a)))
 	switch {
 	case sd > 0:
 		return 1
