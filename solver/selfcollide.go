@@ -989,16 +989,12 @@ func (sc *selfCollision) edgeEdge(sl *pairSlot, ei, fi int32) {
 // the triangle lies on. sdRef is the signed distance at the references,
 // the fallback when the vertex lies in the triangle's plane.
 func (sc *selfCollision) newSide(v int32, t [3]int32, sdRef float64) float64 {
+	ref := 1.0
+	if sdRef < 0 {
+		ref = -1
+	}
 	x := sc.b.s.Prev
-	p, a, b, c := x[v], x[t[0]], x[t[1]], x[t[2]]
-	sd := p.Sub(a).Dot(b.Sub(a).Cross(c.Sub(a)))
-	if sd == 0 {
-		sd = sdRef
-	}
-	if sd < 0 {
-		return -1
-	}
-	return 1
+	return planeSide([4]vec.Vec3{x[v], x[t[0]], x[t[1]], x[t[2]]}, ref)
 }
 
 // newDir returns the unit direction from edge f to edge e at the

@@ -220,15 +220,23 @@ func insideProjection(p, a, b, c vec.Vec3) bool {
 // inside the triangle (only passing round the boundary may change it),
 // else the side of the triangle's plane the vertex is on.
 func vertexTriangleSide(q4 [4]vec.Vec3, side float64) float64 {
-	x, a, b, c := q4[0], q4[1], q4[2], q4[3]
-	sd := x.Sub(a).Dot(b.Sub(a).Cross(c.Sub(a)))
-	if sd*side > 0 {
-		return side // on the remembered side: kept either way
+	s := planeSide(q4, side)
+	if s == side {
+		return side // on the remembered side (or in the plane): kept either way
 	}
-	u, v, w := closestOnTriangle(x, a, b, c)
-	if u > 0 && v > 0 && w > 0 {
+	x, a, b, c := q4[0], q4[1], q4[2], q4[3]
+	if u, v, w := closestOnTriangle(x, a, b, c); u > 0 && v > 0 && w > 0 {
 		return side
 	}
+	return s
+}
+
+// planeSide returns the side of triangle q4[1:]'s plane vertex q4[0] is
+// on: +1 along the triangle's normal, -1 against it, or side when it lies
+// in the plane.
+func planeSide(q4 [4]vec.Vec3, side float64) float64 {
+	x, a, b, c := q4[0], q4[1], q4[2], q4[3]
+	sd := x.Sub(a).Dot(b.Sub(a).Cross(c.Sub(a)))
 	switch {
 	case sd > 0:
 		return 1
