@@ -3,6 +3,8 @@ package solver
 import (
 	"fmt"
 	"testing"
+
+	"github.com/drape-sim/drape/sdf"
 )
 
 // BenchmarkHeap measures one frame of the heap scene (an n x n cloth of
@@ -48,4 +50,38 @@ func BenchmarkHeap(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkSelfRebuild measures one full rebuild of the self-collision
+// neighbour list (refit and traversal) on one thread, in the 64 x 64 sphere
+// drape's state at frame 20, while the cloth wraps the sphere in folds:
+// the rebuild that dominates that phase's frames.
+func BenchmarkSelfRebuild(b *testing.B) {
+	pos, tris := benchGrid(64)
+	p := DefaultParams()
+	p.SelfCollision = true
+	p.Threads = 1
+	m := newModel(b, pos, tris, nil, p)
+	s := NewState(m)
+	x := NewXPBD(m)
+	cs := []sdf.Collider{sdf.NewCollider(sdf.Sphere{Radius: 0.5})}
+	for k := range 20 {
+		f := m.FrameAt(k, 24)
+		f.Colliders = cs
+		if err := x.Step(s, &f); err != nil {
+			b.Fatal(err)
+		}
+	}
+	sc := x.col.self
+	sc.rebuild()
+	n := len(sc.vt) + len(sc.ee)
+	b.ResetTimer()
+	for range b.N {
+		sc.rebuild()
+	}
+	b.StopTimer()
+	if len(sc.vt)+len(sc.ee) != n {
+		b.Fatalf("the list changed between rebuilds: %d pairs, then %d", n, len(sc.vt)+len(sc.ee))
+	}
+	b.ReportMetric(float64(n), "pairs")
 }
