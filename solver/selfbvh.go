@@ -36,8 +36,17 @@ import (
 // runs of memory), then by distance. A vertex no triangle uses takes no
 // part in self-collision.
 
-// cullMaxAngle is the widest normal cone [rad] whose patch is culled.
-const cullMaxAngle = 45 * math.Pi / 180
+// cullMaxAngle is the widest normal cone [rad] whose patch is culled. A
+// height field cannot pass through itself at any angle below 90 degrees;
+// the angle bounds how close it brings its own features: a triangle
+// tilted by at most θ shortens distances across it by at most cos θ, so
+// two features of a culled patch stay at least about cos θ times their
+// distance within the cloth apart, and pairs closer than the thickness
+// at rest keep their rest distance. At 55 degrees that is 0.57, above the
+// 0.5 x thickness the tests demand. 45 degrees (0.71) searched more: on
+// the 64 x 64 sphere drape 2 % more instructions, on the 64 x 64 heap 7 %,
+// for bit-identical results on both.
+const cullMaxAngle = 55 * math.Pi / 180
 
 // bvhNode is one node of the triangle hierarchy. Children have larger
 // indices than their parent.
