@@ -64,13 +64,9 @@ func BenchmarkSelfRebuild(b *testing.B) {
 	m := newModel(b, pos, tris, nil, p)
 	s := NewState(m)
 	x := NewXPBD(m)
-	cs := []sdf.Collider{sdf.NewCollider(sdf.Sphere{Radius: 0.5})}
-	for k := range 20 {
-		f := m.FrameAt(k, 24)
-		f.Colliders = cs
-		if err := x.Step(s, &f); err != nil {
-			b.Fatal(err)
-		}
+	step := frameStepper(b, m, s, x, []sdf.Collider{sdf.NewCollider(sdf.Sphere{Radius: 0.5})})
+	for range 20 {
+		step()
 	}
 	sc := x.col.self
 	sc.rebuild()
