@@ -302,7 +302,13 @@ func TestCollisionThreadsDeterministic(t *testing.T) {
 		p.Threads = threads
 		m := newModel(t, sc.pos, sc.tris, nil, p)
 		s := NewState(m)
-		stepFrames(t, m, s, sc.cs, 8, 24, nil)
+		x := NewXPBD(m)
+		for k := range 8 {
+			stepXPBD(t, m, s, x, sc.cs, k)
+		}
+		if x.col.self.Classed == 0 {
+			t.Fatalf("threads = %d: no sweep ran class by class (selfParMin = %d): the test does not reach the parallel projections", threads, selfParMin)
+		}
 		if ref == nil {
 			ref = s.Pos
 			continue
@@ -338,30 +344,40 @@ func stepXPBD(t testing.TB, m *Model, s *State, x *XPBD, cs []sdf.Collider, k in
 // TestSelfCollisionSkipExact checks that skipping the pairs found out of
 // contact until a vertex of theirs moves (selfSkipStill) changes no bit of
 // the result: a 32 x 32 heap falling onto the ground and a sphere, with
-// the colliders moving vertices between the projection rounds.
+// the colliders moving vertices between the projection rounds; with the
+// sweeps in pair order, and class by class in parallel (see classify).
 func TestSelfCollisionSkipExact(t *testing.T) {
-	defer func() { selfSkipStill = true }()
+	defer func(min int) { selfSkipStill, selfParMin = true, min }(selfParMin)
 	sc := verticalDrop(32)
 	sc.cs = append(sc.cs, sdf.NewCollider(sdf.Sphere{Center: vec.V(0.1, 0.1, 0.2), Radius: 0.15}))
-	var ref []vec.Vec3
-	for _, skip := range []bool{false, true} {
-		selfSkipStill = skip
-		m, s, x := newSelfXPBD(t, sc)
-		for k := range 16 {
-			stepXPBD(t, m, s, x, sc.cs, k)
+	for _, classed := range []bool{false, true} {
+		selfParMin = 4096
+		if classed {
+			selfParMin = 256
 		}
-		if !skip {
-			ref = s.Pos
-			continue
-		}
-		if n := x.col.self.Skipped; n == 0 {
-			t.Fatal("no pair projection was skipped: the test checks nothing")
-		} else {
-			t.Logf("%d pair projections skipped", n)
-		}
-		for i := range ref {
-			if s.Pos[i] != ref[i] {
-				t.Fatalf("vertex %d at %v with skipping, %v without", i, s.Pos[i], ref[i])
+		var ref []vec.Vec3
+		for _, skip := range []bool{false, true} {
+			selfSkipStill = skip
+			m, s, x := newSelfXPBD(t, sc)
+			for k := range 16 {
+				stepXPBD(t, m, s, x, sc.cs, k)
+			}
+			if n := x.col.self.Classed; classed != (n > 0) {
+				t.Fatalf("classed = %v: %d sweeps ran class by class", classed, n)
+			}
+			if !skip {
+				ref = s.Pos
+				continue
+			}
+			if n := x.col.self.Skipped; n == 0 {
+				t.Fatal("no pair projection was skipped: the test checks nothing")
+			} else {
+				t.Logf("classed = %v: %d pair projections skipped", classed, n)
+			}
+			for i := range ref {
+				if s.Pos[i] != ref[i] {
+					t.Fatalf("classed = %v: vertex %d at %v with skipping, %v without", classed, i, s.Pos[i], ref[i])
+				}
 			}
 		}
 	}
