@@ -117,31 +117,13 @@ type selfCollision struct {
 	moved       []bool  // per vertex: moved since the substep's first pick
 	touchedList []int32 // touched's result
 
-	// parallel sweeps (see classify): per vertex its slab, the substep
-	// whose first classify cut the slabs (-1: none), the near pairs'
-	// class bounds in sc.near when it is ordered by class (classed), and
-	// per class the largest squared push and the pairs skipped in the
-	// current sweep
-	slab      []uint8
-	slabAt    int
-	classed   bool
-	classAt   [selfClasses + 1]int32
-	classOf   []uint8
-	nearBuf   []int32
-	classMax  [selfClasses]float64
-	classSkip [selfClasses]int
-	// the current parallel sweep: its first class, friction, direction
-	// and tick base
-	sweepLo   int
-	sweepMu   float64
-	sweepBack bool
-	sweepBase int32
+	par selfPar // parallel sweeps (selfpar.go)
 
 	turnedFlag atomic.Bool
 	nextTask   atomic.Int32
 	numTasks   int // the search's tasks
 
-	fnTasks, fnQueries, fnRefresh, fnSeparate, fnTurned, fnClasses, fnClassOf func(lo, hi int)
+	fnTasks, fnQueries, fnRefresh, fnSeparate, fnTurned func(lo, hi int)
 }
 
 // vtPair is a vertex-triangle proximity pair.
@@ -356,9 +338,7 @@ func newSelfCollision(b *base) *selfCollision {
 	sc.moved = make([]bool, nv)
 	sc.mark = make([]bool, nv)
 	sc.fnTasks, sc.fnQueries, sc.fnRefresh, sc.fnSeparate = sc.runTasks, sc.runQueries, sc.refresh, sc.separate
-	sc.fnClasses, sc.fnClassOf = sc.sweepClasses, sc.classOfRange
-	sc.slab = make([]uint8, nv)
-	sc.slabAt = -1
+	sc.par.init(sc)
 	sc.fnTurned = func(lo, hi int) {
 		if sc.tree.turned(sc.b.s.Pos, sc.m.Topo.Tris, lo, hi) {
 			sc.turnedFlag.Store(true)
@@ -499,14 +479,9 @@ func (sc *selfCollision) pick(sides bool) {
 	sc.nearFlag, sc.crossFlag = sc.nearFlag[:n], sc.crossFlag[:n]
 	sc.b.pool.run(n, sc.fnRefresh)
 	sc.pickTick = sc.tick
-	sc.near = sc.near[:0]
-	for k, on := range sc.nearFlag {
-		if on {
-			sc.near = append(sc.near, int32(k))
-		}
-	}
-	sc.classed = len(sc.near) >= selfParMin
-	if sc.classed {
+	sc.listNear()
+	sc.par.classed = len(sc.near) >= selfParMin
+	if sc.par.classed {
 		sc.classify()
 	}
 }
@@ -598,6 +573,9 @@ func (sc *selfCollision) refresh(lo, hi int) {
 
 // touched lists the vertices of the pairs near contact, each once.
 func (sc *selfCollision) touched() []int32 {
+	if sc.par.classed {
+		return sc.touchedBySlab()
+	}
 	out := sc.touchedList[:0]
 	for _, k := range sc.near {
 		for _, v := range sc.pairVerts(k) {
@@ -717,7 +695,7 @@ func (sc *selfCollision) iterate(friction, only bool) (moved bool) {
 		back := sweep%2 == 1
 		n := int32(len(sc.near))
 		var maxSq float64
-		if sc.classed {
+		if sc.par.classed {
 			maxSq = sc.sweepParallel(mu, back)
 		} else {
 			var skipped int
@@ -795,163 +773,6 @@ func (sc *selfCollision) sweepRange(lo, hi int32, mu float64, back bool, base in
 		}
 	}
 	return maxSq, skipped
-}
-
-// The projections of many near pairs (a heap) run in parallel, in an
-// order that does not depend on the thread count. classify cuts the
-// near pairs' region into selfSlabs slabs across its longest axis, with
-// about as many pairs in each, and orders sc.near by class: first the
-// pairs within one slab (classes 0 to selfSlabs-1), then those across the
-// boundary between slabs 2i and 2i+1, then across 2i+1 and 2i+2, then the
-// rest; each class keeps the pairs' order. The classes of each of these
-// four groups share no vertex, so a sweep projects a group's classes in
-// parallel, and the groups one after the other (backwards in the
-// backward sweeps), which is a Gauss-Seidel sweep in that order.
-// selfParMin is the fewest near pairs projected in parallel: below it a
-// sweep is too short to share (the 64 x 64 sphere drape's resting folds
-// hold about 700). A test lowers it.
-var selfParMin = 4096
-
-const (
-	// selfSlabs is the number of slabs, whatever the thread count.
-	selfSlabs = 8
-	// selfClasses counts the classes: selfSlabs slabs, the boundaries
-	// after even and after odd slabs, and the rest.
-	selfClasses = selfSlabs + selfSlabs/2 + (selfSlabs-1)/2 + 1
-	// selfParGrain is the fewest pairs worth a chunk of their own.
-	selfParGrain = 512
-)
-
-// selfGroups are the class ranges of the groups a sweep runs in turn.
-var selfGroups = [4][2]int{
-	{0, selfSlabs},
-	{selfSlabs, selfSlabs + selfSlabs/2},
-	{selfSlabs + selfSlabs/2, selfClasses - 1},
-	{selfClasses - 1, selfClasses},
-}
-
-// classify orders sc.near by class (see selfSlabs), cutting the slabs at
-// the substep's first call.
-func (sc *selfCollision) classify() {
-	if sc.slabAt != sc.substep {
-		sc.slabAt = sc.substep
-		sc.cutSlabs()
-	}
-	n := len(sc.near)
-	if cap(sc.classOf) < n {
-		sc.classOf = make([]uint8, n, n+n/2)
-	}
-	if cap(sc.nearBuf) < n {
-		sc.nearBuf = make([]int32, n, n+n/2)
-	}
-	sc.classOf, sc.nearBuf = sc.classOf[:n], sc.nearBuf[:n]
-	sc.b.pool.run(n, sc.fnClassOf)
-	var count [selfClasses + 1]int32
-	for _, c := range sc.classOf {
-		count[c+1]++
-	}
-	for c := 1; c <= selfClasses; c++ {
-		count[c] += count[c-1]
-	}
-	sc.classAt = count
-	for i, k := range sc.near {
-		c := sc.classOf[i]
-		sc.nearBuf[count[c]] = k
-		count[c]++
-	}
-	sc.near, sc.nearBuf = sc.nearBuf, sc.near
-}
-
-// classOfRange sets the classes of the near pairs sc.near[lo:hi].
-func (sc *selfCollision) classOfRange(lo, hi int) {
-	for i, k := range sc.near[lo:hi] {
-		vs := sc.pairVerts(k)
-		s0, s1, s2, s3 := sc.slab[vs[0]], sc.slab[vs[1]], sc.slab[vs[2]], sc.slab[vs[3]]
-		a, b := min(s0, s1, s2, s3), max(s0, s1, s2, s3)
-		c := uint8(selfClasses - 1)
-		switch {
-		case a == b:
-			c = a
-		case b == a+1 && a%2 == 0:
-			c = selfSlabs + a/2
-		case b == a+1:
-			c = selfSlabs + selfSlabs/2 + a/2
-		}
-		sc.classOf[lo+i] = c
-	}
-}
-
-// cutSlabs assigns every vertex its slab: across the longest axis of the
-// box around the near pairs' first vertices, at the current positions,
-// cut so that each slab holds about as many of those vertices (by a
-// histogram of selfSlabBins bins).
-func (sc *selfCollision) cutSlabs() {
-	const selfSlabBins = 256
-	pos := sc.b.s.Pos
-	lo, hi := vec.V(math.Inf(1), math.Inf(1), math.Inf(1)), vec.V(math.Inf(-1), math.Inf(-1), math.Inf(-1))
-	for _, k := range sc.near {
-		p := pos[sc.pairVerts(k)[0]]
-		lo, hi = lo.Min(p), hi.Max(p)
-	}
-	d := hi.Sub(lo)
-	coord := func(p vec.Vec3) float64 { return p.X }
-	a, ext := lo.X, d.X
-	if d.Y > ext {
-		coord, a, ext = func(p vec.Vec3) float64 { return p.Y }, lo.Y, d.Y
-	}
-	if d.Z > ext {
-		coord, a, ext = func(p vec.Vec3) float64 { return p.Z }, lo.Z, d.Z
-	}
-	bin := func(p vec.Vec3) int {
-		if ext <= 0 {
-			return 0
-		}
-		return min(max(int((coord(p)-a)/ext*selfSlabBins), 0), selfSlabBins-1)
-	}
-	var hist [selfSlabBins]int
-	for _, k := range sc.near {
-		hist[bin(pos[sc.pairVerts(k)[0]])]++
-	}
-	// slab of each bin: the slab whose share of the pairs its first
-	// pair falls in
-	var slabOf [selfSlabBins]uint8
-	sum, n := 0, len(sc.near)
-	for b, h := range hist {
-		slabOf[b] = uint8(min(sum*selfSlabs/max(n, 1), selfSlabs-1))
-		sum += h
-	}
-	for v, p := range pos {
-		sc.slab[v] = slabOf[bin(p)]
-	}
-}
-
-// sweepParallel runs one sweep over the classified near pairs, group by
-// group (see classify), and returns the largest squared push.
-func (sc *selfCollision) sweepParallel(mu float64, back bool) float64 {
-	sc.Classed++
-	sc.sweepMu, sc.sweepBack, sc.sweepBase = mu, back, sc.tick
-	for g := range selfGroups {
-		if back {
-			g = len(selfGroups) - 1 - g
-		}
-		lo, hi := selfGroups[g][0], selfGroups[g][1]
-		sc.sweepLo = lo
-		sc.b.pool.runWork(hi-lo, int(sc.classAt[hi]-sc.classAt[lo]), selfParGrain, sc.fnClasses)
-	}
-	maxSq := 0.0
-	for c := range selfClasses {
-		maxSq = max(maxSq, sc.classMax[c])
-		sc.Skipped += sc.classSkip[c]
-	}
-	return maxSq
-}
-
-// sweepClasses projects the pairs of classes [lo, hi) of the current
-// parallel sweep's group.
-func (sc *selfCollision) sweepClasses(lo, hi int) {
-	for c := sc.sweepLo + lo; c < sc.sweepLo+hi; c++ {
-		sc.classMax[c], sc.classSkip[c] = sc.sweepRange(sc.classAt[c], sc.classAt[c+1], sc.sweepMu, sc.sweepBack, sc.sweepBase)
-	}
 }
 
 // rebuild collects the pairs that can come closer than h + margin while

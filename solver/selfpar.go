@@ -1,0 +1,394 @@
+package solver
+
+import (
+	"math"
+
+	"github.com/drape-sim/drape/internal/vec"
+)
+
+// The projections of many near pairs (a heap) run in parallel, in an
+// order that does not depend on the thread count. classify cuts the near
+// pairs' region into selfSlabs slabs across its longest axis, with about
+// as many pairs in each, and orders sc.near by class: first the pairs
+// within one slab (classes 0 to selfSlabs-1), then those across the
+// boundary between slabs 2i and 2i+1, then across 2i+1 and 2i+2, then the
+// rest; each class keeps the pairs' order. The classes of each of these
+// four groups share no vertex, so a sweep projects a group's classes in
+// parallel, and the groups one after the other (backwards in the backward
+// sweeps), which is a Gauss-Seidel sweep in that order. Listing the near
+// pairs, ordering them by class and listing their vertices (touched) run
+// in parallel too, in chunks whose results are joined in a fixed order.
+
+// selfParMin is the fewest near pairs projected in parallel: below it a
+// sweep is too short to share (the 64 x 64 sphere drape's resting folds
+// hold about 700; projecting them so from 256 or 512 on made it slower on
+// two threads). A test lowers it.
+var selfParMin = 4096
+
+const (
+	// selfSlabs is the number of slabs, whatever the thread count. More
+	// and narrower slabs put more pairs at boundaries, and that order
+	// resolves a landing heap worse: over the sheet example's first 14
+	// frames, landing on floors up to 0.1 mm lower (7 bakes), the largest
+	// stretch averaged 40.6 % in pair order, 40.4 % with 2 slabs, 38.5 %
+	// with 4 and 47.1 % with 8, for about the same time.
+	selfSlabs = 4
+	// selfClasses counts the classes: selfSlabs slabs, the boundaries
+	// after even and after odd slabs, and the rest.
+	selfClasses = selfSlabs + selfSlabs/2 + (selfSlabs-1)/2 + 1
+	// selfParGrain is the fewest pairs worth a chunk of their own.
+	selfParGrain = 512
+	// selfScanChunk is how many pairs (or flags) one task of a parallel
+	// listing scans.
+	selfScanChunk = 4096
+	// selfSlabSample bounds the near pairs whose first vertices place
+	// the slabs' cuts (every n/selfSlabSample-th pair).
+	selfSlabSample = 4096
+	// selfSlabBins is the resolution of the cuts across the region.
+	selfSlabBins = 256
+)
+
+// selfGroups are the class ranges of the groups a sweep runs in turn.
+var selfGroups = [4][2]int{
+	{0, selfSlabs},
+	{selfSlabs, selfSlabs + selfSlabs/2},
+	{selfSlabs + selfSlabs/2, selfClasses - 1},
+	{selfClasses - 1, selfClasses},
+}
+
+// boundaryClass is the class of the pairs across the boundary between
+// slabs a and a+1.
+func boundaryClass(a int) int {
+	if a%2 == 0 {
+		return selfSlabs + a/2
+	}
+	return selfSlabs + selfSlabs/2 + a/2
+}
+
+// selfPar is the state of the parallel sweeps.
+type selfPar struct {
+	// per vertex its slab, and the substep whose first classify cut the
+	// slabs (-1: none); a vertex's slab is slabOf[its bin], its bin
+	// (coord(x) - slabLo)·slabScale along axis slabAxis
+	slab      []uint8
+	slabAt    int
+	slabAxis  int
+	slabLo    float64
+	slabScale float64
+	slabOf    [selfSlabBins]uint8
+
+	// sc.near is ordered by class (classed), class c's pairs at
+	// sc.near[classAt[c]:classAt[c+1]]; classOf and nearBuf are scratch
+	classed bool
+	classAt [selfClasses + 1]int32
+	classOf []uint8
+	nearBuf []int32
+
+	// per scan chunk: near flags or pairs per class, then the offsets of
+	// its output
+	chunkN     []int32
+	chunkClass [][selfClasses]int32
+
+	// per class the largest squared push and the pairs skipped in the
+	// current sweep
+	classMax  [selfClasses]float64
+	classSkip [selfClasses]int
+	// the current parallel sweep: its first class, friction, direction
+	// and tick base
+	sweepLo   int
+	sweepMu   float64
+	sweepBack bool
+	sweepBase int32
+
+	// per slab the vertices of its near pairs (touchedBySlab)
+	touched [selfSlabs][]int32
+
+	fnCountNear, fnWriteNear, fnSlabVerts, fnClassOf, fnScatter, fnClasses, fnTouched func(lo, hi int)
+}
+
+func (sp *selfPar) init(sc *selfCollision) {
+	sp.slab = make([]uint8, len(sc.ref))
+	sp.slabAt = -1
+	sp.fnCountNear, sp.fnWriteNear = sc.countNear, sc.writeNear
+	sp.fnSlabVerts, sp.fnClassOf, sp.fnScatter = sc.slabVerts, sc.classOfChunks, sc.scatterChunks
+	sp.fnClasses, sp.fnTouched = sc.sweepClasses, sc.touchSlabs
+}
+
+// scanChunks returns the number of selfScanChunk chunks of n items.
+func scanChunks(n int) int {
+	return (n + selfScanChunk - 1) / selfScanChunk
+}
+
+// chunkRange returns the items [lo, hi) of chunk j of n items.
+func chunkRange(j, n int) (lo, hi int) {
+	return j * selfScanChunk, min((j+1)*selfScanChunk, n)
+}
+
+// listNear lists the pairs flagged near in sc.near, in pair order: chunks
+// of flags are counted, then written at their offsets, in parallel.
+func (sc *selfCollision) listNear() {
+	sp := &sc.par
+	n := len(sc.nearFlag)
+	nch := scanChunks(n)
+	if cap(sp.chunkN) < nch {
+		sp.chunkN = make([]int32, nch, nch+nch/2)
+	}
+	sp.chunkN = sp.chunkN[:nch]
+	sc.b.pool.runWork(nch, n, minChunk, sp.fnCountNear)
+	total := int32(0)
+	for j, c := range sp.chunkN {
+		sp.chunkN[j] = total
+		total += c
+	}
+	if cap(sc.near) < int(total) {
+		sc.near = make([]int32, total, total+total/2)
+	}
+	sc.near = sc.near[:total]
+	sc.b.pool.runWork(nch, n, minChunk, sp.fnWriteNear)
+}
+
+// countNear counts the near flags of chunks [lo, hi).
+func (sc *selfCollision) countNear(lo, hi int) {
+	for j := lo; j < hi; j++ {
+		a, b := chunkRange(j, len(sc.nearFlag))
+		c := int32(0)
+		for _, on := range sc.nearFlag[a:b] {
+			if on {
+				c++
+			}
+		}
+		sc.par.chunkN[j] = c
+	}
+}
+
+// writeNear lists the near pairs of chunks [lo, hi) at their offsets.
+func (sc *selfCollision) writeNear(lo, hi int) {
+	for j := lo; j < hi; j++ {
+		a, b := chunkRange(j, len(sc.nearFlag))
+		o := sc.par.chunkN[j]
+		for i, on := range sc.nearFlag[a:b] {
+			if on {
+				sc.near[o] = int32(a + i)
+				o++
+			}
+		}
+	}
+}
+
+// classify orders sc.near by class (see selfSlabs), cutting the slabs at
+// the substep's first call: chunks of pairs are classed and counted per
+// class, then written at their offsets (class by class, chunk by chunk),
+// in parallel.
+func (sc *selfCollision) classify() {
+	sp := &sc.par
+	if sp.slabAt != sc.substep {
+		sp.slabAt = sc.substep
+		sc.cutSlabs()
+	}
+	n := len(sc.near)
+	if cap(sp.classOf) < n {
+		sp.classOf = make([]uint8, n, n+n/2)
+	}
+	if cap(sp.nearBuf) < n {
+		sp.nearBuf = make([]int32, n, n+n/2)
+	}
+	sp.classOf, sp.nearBuf = sp.classOf[:n], sp.nearBuf[:n]
+	nch := scanChunks(n)
+	if cap(sp.chunkClass) < nch {
+		sp.chunkClass = make([][selfClasses]int32, nch, nch+nch/2)
+	}
+	sp.chunkClass = sp.chunkClass[:nch]
+	sc.b.pool.runWork(nch, n, minChunk, sp.fnClassOf)
+	at := int32(0)
+	for c := range selfClasses {
+		sp.classAt[c] = at
+		for j := range sp.chunkClass {
+			k := sp.chunkClass[j][c]
+			sp.chunkClass[j][c] = at
+			at += k
+		}
+	}
+	sp.classAt[selfClasses] = at
+	sc.b.pool.runWork(nch, n, minChunk, sp.fnScatter)
+	sc.near, sp.nearBuf = sp.nearBuf, sc.near
+}
+
+// classOfChunks sets the classes of the near pairs of chunks [lo, hi) and
+// counts each chunk's pairs per class.
+func (sc *selfCollision) classOfChunks(lo, hi int) {
+	sp := &sc.par
+	for j := lo; j < hi; j++ {
+		a, b := chunkRange(j, len(sc.near))
+		var count [selfClasses]int32
+		for i, k := range sc.near[a:b] {
+			vs := sc.pairVerts(k)
+			s0, s1, s2, s3 := sp.slab[vs[0]], sp.slab[vs[1]], sp.slab[vs[2]], sp.slab[vs[3]]
+			l, h := int(min(s0, s1, s2, s3)), int(max(s0, s1, s2, s3))
+			c := selfClasses - 1
+			switch {
+			case l == h:
+				c = l
+			case h == l+1:
+				c = boundaryClass(l)
+			}
+			sp.classOf[a+i] = uint8(c)
+			count[c]++
+		}
+		sp.chunkClass[j] = count
+	}
+}
+
+// scatterChunks writes the near pairs of chunks [lo, hi) at their
+// classes' offsets.
+func (sc *selfCollision) scatterChunks(lo, hi int) {
+	sp := &sc.par
+	for j := lo; j < hi; j++ {
+		a, b := chunkRange(j, len(sc.near))
+		at := sp.chunkClass[j]
+		for i, k := range sc.near[a:b] {
+			c := sp.classOf[a+i]
+			sp.nearBuf[at[c]] = k
+			at[c]++
+		}
+	}
+}
+
+// cutSlabs assigns every vertex its slab: across the longest axis of the
+// box around the near pairs' first vertices at the current positions, cut
+// so that each slab holds about as many of those vertices (a histogram of
+// selfSlabBins bins over a sample of at most about selfSlabSample pairs).
+func (sc *selfCollision) cutSlabs() {
+	sp := &sc.par
+	pos := sc.b.s.Pos
+	n := len(sc.near)
+	stride := max(1, n/selfSlabSample)
+	lo, hi := vec.V(math.Inf(1), math.Inf(1), math.Inf(1)), vec.V(math.Inf(-1), math.Inf(-1), math.Inf(-1))
+	for i := 0; i < n; i += stride {
+		p := pos[sc.pairVerts(sc.near[i])[0]]
+		lo, hi = lo.Min(p), hi.Max(p)
+	}
+	d := hi.Sub(lo)
+	sp.slabAxis, sp.slabLo = 0, lo.X
+	ext := d.X
+	if d.Y > ext {
+		sp.slabAxis, sp.slabLo, ext = 1, lo.Y, d.Y
+	}
+	if d.Z > ext {
+		sp.slabAxis, sp.slabLo, ext = 2, lo.Z, d.Z
+	}
+	sp.slabScale = 0
+	if ext > 0 {
+		sp.slabScale = selfSlabBins / ext
+	}
+	var hist [selfSlabBins]int
+	m := 0
+	for i := 0; i < n; i += stride {
+		hist[sp.bin(pos[sc.pairVerts(sc.near[i])[0]])]++
+		m++
+	}
+	// the slab of a bin: the share of the sample below it
+	sum := 0
+	for b, h := range hist {
+		sp.slabOf[b] = uint8(min(sum*selfSlabs/max(m, 1), selfSlabs-1))
+		sum += h
+	}
+	sc.b.pool.run(len(pos), sp.fnSlabVerts)
+}
+
+// bin returns the histogram bin of position p (see cutSlabs).
+func (sp *selfPar) bin(p vec.Vec3) int {
+	x := p.X
+	switch sp.slabAxis {
+	case 1:
+		x = p.Y
+	case 2:
+		x = p.Z
+	}
+	return min(max(int((x-sp.slabLo)*sp.slabScale), 0), selfSlabBins-1)
+}
+
+// slabVerts sets the slabs of vertices [lo, hi).
+func (sc *selfCollision) slabVerts(lo, hi int) {
+	sp := &sc.par
+	for v, p := range sc.b.s.Pos[lo:hi] {
+		sp.slab[lo+v] = sp.slabOf[sp.bin(p)]
+	}
+}
+
+// sweepParallel runs one sweep over the classified near pairs, group by
+// group (see classify), and returns the largest squared push.
+func (sc *selfCollision) sweepParallel(mu float64, back bool) float64 {
+	sp := &sc.par
+	sc.Classed++
+	sp.sweepMu, sp.sweepBack, sp.sweepBase = mu, back, sc.tick
+	for g := range selfGroups {
+		if back {
+			g = len(selfGroups) - 1 - g
+		}
+		lo, hi := selfGroups[g][0], selfGroups[g][1]
+		sp.sweepLo = lo
+		sc.b.pool.runWork(hi-lo, int(sp.classAt[hi]-sp.classAt[lo]), selfParGrain, sp.fnClasses)
+	}
+	maxSq := 0.0
+	for c := range selfClasses {
+		maxSq = max(maxSq, sp.classMax[c])
+		sc.Skipped += sp.classSkip[c]
+	}
+	return maxSq
+}
+
+// sweepClasses projects the pairs of classes [lo, hi) of the current
+// parallel sweep's group.
+func (sc *selfCollision) sweepClasses(lo, hi int) {
+	sp := &sc.par
+	for c := sp.sweepLo + lo; c < sp.sweepLo+hi; c++ {
+		sp.classMax[c], sp.classSkip[c] = sc.sweepRange(sp.classAt[c], sp.classAt[c+1], sp.sweepMu, sp.sweepBack, sp.sweepBase)
+	}
+}
+
+// touchedBySlab is touched for classified near pairs: each slab lists its
+// own vertices of the pairs that can hold them (its class, the two
+// boundaries beside it and the rest), in parallel, and the lists are
+// joined in slab order.
+func (sc *selfCollision) touchedBySlab() []int32 {
+	sp := &sc.par
+	sc.b.pool.runWork(selfSlabs, len(sc.near), selfParGrain, sp.fnTouched)
+	out := sc.touchedList[:0]
+	for _, l := range sp.touched {
+		out = append(out, l...)
+	}
+	sc.touchedList = out
+	return out
+}
+
+// touchSlabs lists the vertices of slabs [lo, hi) in near pairs (see
+// touchedBySlab): a slab's task reads and writes the marks of its own
+// vertices only.
+func (sc *selfCollision) touchSlabs(lo, hi int) {
+	sp := &sc.par
+	for s := lo; s < hi; s++ {
+		out := sp.touched[s][:0]
+		scan := func(c int) {
+			for _, k := range sc.near[sp.classAt[c]:sp.classAt[c+1]] {
+				for _, v := range sc.pairVerts(k) {
+					if int(sp.slab[v]) == s && !sc.mark[v] {
+						sc.mark[v] = true
+						out = append(out, v)
+					}
+				}
+			}
+		}
+		scan(s)
+		if s > 0 {
+			scan(boundaryClass(s - 1))
+		}
+		if s < selfSlabs-1 {
+			scan(boundaryClass(s))
+		}
+		scan(selfClasses - 1)
+		for _, v := range out {
+			sc.mark[v] = false
+		}
+		sp.touched[s] = out
+	}
+}
