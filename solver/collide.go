@@ -26,12 +26,12 @@ type collision struct {
 
 	list []int32 // vertices for collideList
 
-	fnVerts, fnList func(lo, hi int)
+	fnVerts, fnList, fnMoved func(lo, hi int)
 }
 
 func newCollision(b *base) *collision {
 	c := &collision{b: b, settleFrame: b.f.Index}
-	c.fnVerts, c.fnList = c.collideVerts, c.collideList
+	c.fnVerts, c.fnList, c.fnMoved = c.collideVerts, c.collideList, c.collideMoved
 	if b.m.Params.SelfCollision {
 		c.self = newSelfCollision(b)
 	}
@@ -103,8 +103,13 @@ func (c *collision) substep(t, dt float64) {
 			if nc > 0 {
 				// only the vertices of the projected pairs moved
 				c.friction = false
-				c.list = c.self.touched()
-				b.pool.run(len(c.list), c.fnList)
+				if c.self.par.classed {
+					// many: find them by their marks
+					b.pool.run(len(b.s.Pos), c.fnMoved)
+				} else {
+					c.list = c.self.touched()
+					b.pool.run(len(c.list), c.fnList)
+				}
 				c.self.tick++ // the ticks collideList stamped
 			}
 		}
@@ -128,6 +133,24 @@ func (c *collision) collideList(lo, hi int) {
 	for _, v := range c.list[lo:hi] {
 		x := pos[v]
 		c.collideOne(v)
+		if pos[v] != x {
+			st[v] = tick
+		}
+	}
+}
+
+// collideMoved is collideList for the vertices of [lo, hi) in near pairs,
+// which the classed sweeps mark (selfCollision.inNear): it clears the
+// marks.
+func (c *collision) collideMoved(lo, hi int) {
+	pos, st, tick, in := c.b.s.Pos, c.self.vStamp, c.self.tick+1, c.self.inNear
+	for v := lo; v < hi; v++ {
+		if !in[v] {
+			continue
+		}
+		in[v] = false
+		x := pos[v]
+		c.collideOne(int32(v))
 		if pos[v] != x {
 			st[v] = tick
 		}

@@ -114,6 +114,7 @@ type selfCollision struct {
 	pickPos []vec.Vec3 // positions at the substep's first pick
 
 	mark        []bool  // scratch for touched
+	inNear      []bool  // per vertex: in a near pair (see collideMoved)
 	moved       []bool  // per vertex: moved since the substep's first pick
 	touchedList []int32 // touched's result
 
@@ -337,6 +338,7 @@ func newSelfCollision(b *base) *selfCollision {
 	sc.pickPos = make([]vec.Vec3, nv)
 	sc.moved = make([]bool, nv)
 	sc.mark = make([]bool, nv)
+	sc.inNear = make([]bool, nv)
 	sc.fnTasks, sc.fnQueries, sc.fnRefresh, sc.fnSeparate = sc.runTasks, sc.runQueries, sc.refresh, sc.separate
 	sc.par.init(sc)
 	sc.fnTurned = func(lo, hi int) {
@@ -573,9 +575,6 @@ func (sc *selfCollision) refresh(lo, hi int) {
 
 // touched lists the vertices of the pairs near contact, each once.
 func (sc *selfCollision) touched() []int32 {
-	if sc.par.classed {
-		return sc.touchedBySlab()
-	}
 	out := sc.touchedList[:0]
 	for _, k := range sc.near {
 		for _, v := range sc.pairVerts(k) {
@@ -696,10 +695,13 @@ func (sc *selfCollision) iterate(friction, only bool) (moved bool) {
 		n := int32(len(sc.near))
 		var maxSq float64
 		if sc.par.classed {
-			maxSq = sc.sweepParallel(mu, back)
+			// the first sweep marks the near pairs' vertices for the
+			// colliders (collideMoved)
+			mark := sweep == first && len(sc.b.f.Colliders) > 0
+			maxSq = sc.sweepParallel(mu, back, mark)
 		} else {
 			var skipped int
-			maxSq, skipped = sc.sweepRange(0, n, mu, back, sc.tick)
+			maxSq, skipped = sc.sweepRange(0, n, mu, back, sc.tick, false)
 			sc.Skipped += skipped
 		}
 		sc.tick += n
@@ -719,8 +721,9 @@ func (sc *selfCollision) iterate(friction, only bool) (moved bool) {
 // sweepRange projects the near pairs sc.near[lo:hi] in order (backwards
 // if back), the pair at position j with tick base + j + 1 (base +
 // len(sc.near) - j backwards), and returns the largest squared push and
-// the number of pairs skipped.
-func (sc *selfCollision) sweepRange(lo, hi int32, mu float64, back bool, base int32) (maxSq float64, skipped int) {
+// the number of pairs skipped. With mark set it sets sc.inNear of the
+// pairs' vertices.
+func (sc *selfCollision) sweepRange(lo, hi int32, mu float64, back bool, base int32, mark bool) (maxSq float64, skipped int) {
 	pos, prev, w, tris := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass, sc.m.Topo.Tris
 	nvt := int32(len(sc.vt))
 	n := int32(len(sc.near))
@@ -746,6 +749,10 @@ func (sc *selfCollision) sweepRange(lo, hi int32, mu float64, back bool, base in
 			e4 = &sc.ee[k-nvt]
 			a, b := sc.edges[e4.e0], sc.edges[e4.e1]
 			vs = [4]int32{a[0], a[1], b[0], b[1]}
+		}
+		if mark {
+			in := sc.inNear
+			in[vs[0]], in[vs[1]], in[vs[2]], in[vs[3]] = true, true, true, true
 		}
 		// a pair found out of contact stays so while its vertices keep
 		// the positions it was found at (see sc.pStamp)

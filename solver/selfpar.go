@@ -16,8 +16,10 @@ import (
 // four groups share no vertex, so a sweep projects a group's classes in
 // parallel, and the groups one after the other (backwards in the backward
 // sweeps), which is a Gauss-Seidel sweep in that order. Listing the near
-// pairs, ordering them by class and listing their vertices (touched) run
-// in parallel too, in chunks whose results are joined in a fixed order.
+// pairs and ordering them by class run in parallel too, in chunks whose
+// results are joined in a fixed order, and the colliders between the
+// iterations find the near pairs' vertices by the marks the first sweep
+// leaves (collideMoved) rather than from a list.
 
 // selfParMin is the fewest near pairs projected in parallel: below it a
 // sweep is too short to share (the 64 x 64 sphere drape's resting folds
@@ -93,17 +95,15 @@ type selfPar struct {
 	// current sweep
 	classMax  [selfClasses]float64
 	classSkip [selfClasses]int
-	// the current parallel sweep: its first class, friction, direction
-	// and tick base
+	// the current parallel sweep: its first class, friction, direction,
+	// tick base, and whether it marks the near pairs' vertices
 	sweepLo   int
 	sweepMu   float64
 	sweepBack bool
 	sweepBase int32
+	sweepMark bool
 
-	// per slab the vertices of its near pairs (touchedBySlab)
-	touched [selfSlabs][]int32
-
-	fnCountNear, fnWriteNear, fnSlabVerts, fnClassOf, fnScatter, fnClasses, fnTouched func(lo, hi int)
+	fnCountNear, fnWriteNear, fnSlabVerts, fnClassOf, fnScatter, fnClasses func(lo, hi int)
 }
 
 func (sp *selfPar) init(sc *selfCollision) {
@@ -111,7 +111,7 @@ func (sp *selfPar) init(sc *selfCollision) {
 	sp.slabAt = -1
 	sp.fnCountNear, sp.fnWriteNear = sc.countNear, sc.writeNear
 	sp.fnSlabVerts, sp.fnClassOf, sp.fnScatter = sc.slabVerts, sc.classOfChunks, sc.scatterChunks
-	sp.fnClasses, sp.fnTouched = sc.sweepClasses, sc.touchSlabs
+	sp.fnClasses = sc.sweepClasses
 }
 
 // scanChunks returns the number of selfScanChunk chunks of n items.
@@ -317,10 +317,10 @@ func (sc *selfCollision) slabVerts(lo, hi int) {
 
 // sweepParallel runs one sweep over the classified near pairs, group by
 // group (see classify), and returns the largest squared push.
-func (sc *selfCollision) sweepParallel(mu float64, back bool) float64 {
+func (sc *selfCollision) sweepParallel(mu float64, back, mark bool) float64 {
 	sp := &sc.par
 	sc.Classed++
-	sp.sweepMu, sp.sweepBack, sp.sweepBase = mu, back, sc.tick
+	sp.sweepMu, sp.sweepBack, sp.sweepBase, sp.sweepMark = mu, back, sc.tick, mark
 	for g := range selfGroups {
 		if back {
 			g = len(selfGroups) - 1 - g
@@ -342,53 +342,6 @@ func (sc *selfCollision) sweepParallel(mu float64, back bool) float64 {
 func (sc *selfCollision) sweepClasses(lo, hi int) {
 	sp := &sc.par
 	for c := sp.sweepLo + lo; c < sp.sweepLo+hi; c++ {
-		sp.classMax[c], sp.classSkip[c] = sc.sweepRange(sp.classAt[c], sp.classAt[c+1], sp.sweepMu, sp.sweepBack, sp.sweepBase)
-	}
-}
-
-// touchedBySlab is touched for classified near pairs: each slab lists its
-// own vertices of the pairs that can hold them (its class, the two
-// boundaries beside it and the rest), in parallel, and the lists are
-// joined in slab order.
-func (sc *selfCollision) touchedBySlab() []int32 {
-	sp := &sc.par
-	sc.b.pool.runWork(selfSlabs, len(sc.near), selfParGrain, sp.fnTouched)
-	out := sc.touchedList[:0]
-	for _, l := range sp.touched {
-		out = append(out, l...)
-	}
-	sc.touchedList = out
-	return out
-}
-
-// touchSlabs lists the vertices of slabs [lo, hi) in near pairs (see
-// touchedBySlab): a slab's task reads and writes the marks of its own
-// vertices only.
-func (sc *selfCollision) touchSlabs(lo, hi int) {
-	sp := &sc.par
-	for s := lo; s < hi; s++ {
-		out := sp.touched[s][:0]
-		scan := func(c int) {
-			for _, k := range sc.near[sp.classAt[c]:sp.classAt[c+1]] {
-				for _, v := range sc.pairVerts(k) {
-					if int(sp.slab[v]) == s && !sc.mark[v] {
-						sc.mark[v] = true
-						out = append(out, v)
-					}
-				}
-			}
-		}
-		scan(s)
-		if s > 0 {
-			scan(boundaryClass(s - 1))
-		}
-		if s < selfSlabs-1 {
-			scan(boundaryClass(s))
-		}
-		scan(selfClasses - 1)
-		for _, v := range out {
-			sc.mark[v] = false
-		}
-		sp.touched[s] = out
+		sp.classMax[c], sp.classSkip[c] = sc.sweepRange(sp.classAt[c], sp.classAt[c+1], sp.sweepMu, sp.sweepBack, sp.sweepBase, sp.sweepMark)
 	}
 }
