@@ -26,12 +26,12 @@ type collision struct {
 
 	list []int32 // vertices for collideList
 
-	fnVerts, fnList, fnMoved func(lo, hi int)
+	fnVerts, fnList, fnNear func(lo, hi int)
 }
 
 func newCollision(b *base) *collision {
 	c := &collision{b: b, settleFrame: b.f.Index}
-	c.fnVerts, c.fnList, c.fnMoved = c.collideVerts, c.collideList, c.collideMoved
+	c.fnVerts, c.fnList, c.fnNear = c.collideVerts, c.collideList, c.collideNear
 	if b.m.Params.SelfCollision {
 		c.self = newSelfCollision(b)
 	}
@@ -105,7 +105,7 @@ func (c *collision) substep(t, dt float64) {
 				c.friction = false
 				if c.self.par.classed {
 					// many: find them by their marks
-					b.pool.run(len(b.s.Pos), c.fnMoved)
+					b.pool.run(len(b.s.Pos), c.fnNear)
 				} else {
 					c.list = c.self.touched()
 					b.pool.run(len(c.list), c.fnList)
@@ -139,10 +139,10 @@ func (c *collision) collideList(lo, hi int) {
 	}
 }
 
-// collideMoved is collideList for the vertices of [lo, hi) in near pairs,
+// collideNear is collideList for the vertices of [lo, hi) in near pairs,
 // which the classed sweeps mark (selfCollision.inNear): it clears the
 // marks.
-func (c *collision) collideMoved(lo, hi int) {
+func (c *collision) collideNear(lo, hi int) {
 	pos, st, tick, in := c.b.s.Pos, c.self.vStamp, c.self.tick+1, c.self.inNear
 	for v := lo; v < hi; v++ {
 		if !in[v] {

@@ -114,7 +114,7 @@ type selfCollision struct {
 	pickPos []vec.Vec3 // positions at the substep's first pick
 
 	mark        []bool  // scratch for touched
-	inNear      []bool  // per vertex: in a near pair (see collideMoved)
+	inNear      []bool  // per vertex: in a near pair (see collideNear)
 	moved       []bool  // per vertex: moved since the substep's first pick
 	touchedList []int32 // touched's result
 
@@ -696,7 +696,7 @@ func (sc *selfCollision) iterate(friction, only bool) (moved bool) {
 		var maxSq float64
 		if sc.par.classed {
 			// the first sweep marks the near pairs' vertices for the
-			// colliders (collideMoved)
+			// colliders (collideNear)
 			mark := sweep == first && len(sc.b.f.Colliders) > 0
 			maxSq = sc.sweepParallel(mu, back, mark)
 		} else {

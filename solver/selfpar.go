@@ -19,7 +19,7 @@ import (
 // pairs and ordering them by class run in parallel too, in chunks whose
 // results are joined in a fixed order, and the colliders between the
 // iterations find the near pairs' vertices by the marks the first sweep
-// leaves (collideMoved) rather than from a list.
+// leaves (collideNear) rather than from a list.
 
 // selfParMin is the fewest near pairs projected in parallel: below it a
 // sweep is too short to share (the 64 x 64 sphere drape's resting folds
