@@ -347,11 +347,12 @@ func stepXPBD(t testing.TB, m *Model, s *State, x *XPBD, cs []sdf.Collider, k in
 // the colliders moving vertices between the projection rounds; with the
 // sweeps in pair order, and class by class in parallel (see classify).
 func TestSelfCollisionSkipExact(t *testing.T) {
-	defer func(min int) { selfSkipStill, selfParMin = true, min }(selfParMin)
+	parMin := selfParMin
+	defer func() { selfSkipStill, selfParMin = true, parMin }()
 	sc := verticalDrop(32)
 	sc.cs = append(sc.cs, sdf.NewCollider(sdf.Sphere{Center: vec.V(0.1, 0.1, 0.2), Radius: 0.15}))
 	for _, classed := range []bool{false, true} {
-		selfParMin = 4096
+		selfParMin = parMin
 		if classed {
 			selfParMin = 256
 		}
