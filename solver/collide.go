@@ -96,7 +96,7 @@ func (c *collision) substep(t, dt float64) {
 	}
 	if nc > 0 {
 		c.friction = true
-		b.pool.runWork(len(b.s.Pos), len(b.s.Pos)*c.cost, minChunk, c.fnVerts)
+		c.runVerts(len(b.s.Pos), c.fnVerts)
 	}
 	if c.self != nil {
 		copy(c.self.before, b.s.Pos)
@@ -120,10 +120,10 @@ func (c *collision) substep(t, dt float64) {
 				c.friction = false
 				if c.self.par.classed {
 					// many: find them by their marks
-					b.pool.runWork(len(b.s.Pos), len(b.s.Pos)*c.cost, minChunk, c.fnNear)
+					c.runVerts(len(b.s.Pos), c.fnNear)
 				} else {
 					c.list = c.self.touched()
-					b.pool.runWork(len(c.list), len(c.list)*c.cost, minChunk, c.fnList)
+					c.runVerts(len(c.list), c.fnList)
 				}
 				c.self.tick++ // the ticks collideList stamped
 			}
@@ -133,6 +133,12 @@ func (c *collision) substep(t, dt float64) {
 	}
 }
 
+// runVerts runs a collider pass fn over n vertices, shared among the
+// workers by its work (c.cost a vertex).
+func (c *collision) runVerts(n int, fn func(lo, hi int)) {
+	c.b.pool.runWork(n, n*c.cost, minChunk, fn)
+}
+
 // collideVerts projects vertices [lo, hi) out of every collider.
 func (c *collision) collideVerts(lo, hi int) {
 	for v := lo; v < hi; v++ {
@@ -140,17 +146,11 @@ func (c *collision) collideVerts(lo, hi int) {
 	}
 }
 
-// collideList projects the vertices c.list[lo:hi] out of every collider,
-// and stamps those it moves for the self-collision projections (see
-// selfCollision.pStamp) with the next tick.
+// collideList projects the vertices c.list[lo:hi] out of every collider
+// (see collideStamped).
 func (c *collision) collideList(lo, hi int) {
-	pos, st, tick := c.b.s.Pos, c.self.vStamp, c.self.tick+1
 	for _, v := range c.list[lo:hi] {
-		x := pos[v]
-		c.collideOne(v)
-		if pos[v] != x {
-			st[v] = tick
-		}
+		c.collideStamped(v)
 	}
 }
 
@@ -158,17 +158,24 @@ func (c *collision) collideList(lo, hi int) {
 // which the classed sweeps mark (selfCollision.inNear): it clears the
 // marks.
 func (c *collision) collideNear(lo, hi int) {
-	pos, st, tick, in := c.b.s.Pos, c.self.vStamp, c.self.tick+1, c.self.inNear
+	in := c.self.inNear
 	for v := lo; v < hi; v++ {
-		if !in[v] {
-			continue
+		if in[v] {
+			in[v] = false
+			c.collideStamped(int32(v))
 		}
-		in[v] = false
-		x := pos[v]
-		c.collideOne(int32(v))
-		if pos[v] != x {
-			st[v] = tick
-		}
+	}
+}
+
+// collideStamped projects vertex v out of every collider and, if that
+// moves it, stamps it for the self-collision projections (see
+// selfCollision.pStamp) with the next tick.
+func (c *collision) collideStamped(v int32) {
+	pos := c.b.s.Pos
+	x := pos[v]
+	c.collideOne(v)
+	if pos[v] != x {
+		c.self.vStamp[v] = c.self.tick + 1
 	}
 }
 

@@ -735,12 +735,9 @@ func (sc *selfCollision) sweepRange(lo, hi int32, mu float64, back bool, base in
 	n := int32(len(sc.near))
 	st := sc.vStamp
 	for i := lo; i < hi; i++ {
-		j := i
+		j, tick := i, base+i+1
 		if back {
 			j = hi - 1 - (i - lo)
-		}
-		tick := base + j + 1
-		if back {
 			tick = base + n - j
 		}
 		k := sc.near[j]
