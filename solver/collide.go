@@ -29,12 +29,12 @@ type collision struct {
 	// prepare)
 	cost int
 
-	fnVerts, fnList, fnNear func(lo, hi int)
+	fnVerts, fnList, fnNear, fnGroups func(lo, hi int)
 }
 
 func newCollision(b *base) *collision {
 	c := &collision{b: b, settleFrame: b.f.Index}
-	c.fnVerts, c.fnList, c.fnNear = c.collideVerts, c.collideList, c.collideNear
+	c.fnVerts, c.fnList, c.fnNear, c.fnGroups = c.collideVerts, c.collideList, c.collideNear, c.runGroups
 	if b.m.Params.SelfCollision {
 		c.self = newSelfCollision(b)
 	}
@@ -99,37 +99,79 @@ func (c *collision) substep(t, dt float64) {
 		c.runVerts(len(b.s.Pos), c.fnVerts)
 	}
 	if c.self != nil {
-		copy(c.self.before, b.s.Pos)
-		c.self.update()
-		converged := false
-		for it := 0; it < selfIterations; it++ {
-			if it > 0 && !converged {
-				c.self.pick(false)
+		sc := c.self
+		copy(sc.before, b.s.Pos)
+		sc.update()
+		// the colliders between the rounds project without friction
+		c.friction = false
+		if !sc.par.classed && sc.comps.ok {
+			sc.Split++
+			sc.sides = false
+			sc.comps.next.Store(0)
+			b.pool.runWork(len(sc.comps.groups), len(sc.vt)+len(sc.ee), selfRefreshGrain, c.fnGroups)
+			for i := range sc.comps.groups {
+				sc.addStats(&sc.comps.groups[i])
 			}
-			last := it == selfIterations-1
-			moved := c.self.iterate(last, converged)
-			if !moved && !last {
-				// nothing moved by more than selfConverged·h, so no pair
-				// came near: only the friction sweep is left to run, over
-				// the same pairs
-				it, converged = selfIterations-2, true
-				continue
-			}
-			if nc > 0 {
-				// only the vertices of the projected pairs moved
-				c.friction = false
-				if c.self.par.classed {
-					// many: find them by their marks
-					c.runVerts(len(b.s.Pos), c.fnNear)
-				} else {
-					c.list = c.self.touched()
-					c.runVerts(len(c.list), c.fnList)
-				}
-				c.self.tick++ // the ticks collideList stamped
-			}
+		} else {
+			c.selfRounds(&sc.all)
+			sc.addStats(&sc.all)
 		}
-		c.self.failSafe()
-		b.pool.run(len(b.s.Pos), c.self.fnSeparate)
+		b.pool.run(len(b.s.Pos), sc.fnSeparate)
+	}
+}
+
+// runGroups runs the rounds of the components the workers claim.
+func (c *collision) runGroups(_, _ int) {
+	for g := c.self.comps.claim(); g != nil; g = c.self.comps.claim() {
+		c.self.startGroup(g)
+		c.selfRounds(g)
+	}
+}
+
+// selfRounds runs the substep's self-collision rounds on group g:
+// selfIterations rounds of a pick (the first is update's), the sweeps and
+// the colliders for the vertices they moved, then the fail-safe.
+func (c *collision) selfRounds(g *pairGroup) {
+	sc := c.self
+	nc := len(c.b.f.Colliders)
+	converged := false
+	for it := 0; it < selfIterations; it++ {
+		if it > 0 && !converged {
+			sc.repick(g)
+		}
+		last := it == selfIterations-1
+		moved := sc.iterate(g, last, converged)
+		if !moved && !last {
+			// nothing moved by more than selfConverged·h, so no pair
+			// came near: only the friction sweep is left to run, over
+			// the same pairs
+			it, converged = selfIterations-2, true
+			continue
+		}
+		if nc > 0 {
+			c.reproject(g)
+			g.tick++ // the ticks collideStamped stamped
+		}
+	}
+	sc.failSafe(g)
+}
+
+// reproject projects the vertices of group g's near pairs out of the
+// colliders: for the whole list in parallel, for a component on the
+// calling goroutine.
+func (c *collision) reproject(g *pairGroup) {
+	sc := c.self
+	switch {
+	case g != &sc.all:
+		for _, v := range sc.touched(g) {
+			c.collideStamped(v, g.tick)
+		}
+	case sc.par.classed:
+		// many: find them by their marks
+		c.runVerts(len(c.b.s.Pos), c.fnNear)
+	default:
+		c.list = sc.touched(g)
+		c.runVerts(len(c.list), c.fnList)
 	}
 }
 
@@ -150,7 +192,7 @@ func (c *collision) collideVerts(lo, hi int) {
 // (see collideStamped).
 func (c *collision) collideList(lo, hi int) {
 	for _, v := range c.list[lo:hi] {
-		c.collideStamped(v)
+		c.collideStamped(v, c.self.all.tick)
 	}
 }
 
@@ -162,20 +204,20 @@ func (c *collision) collideNear(lo, hi int) {
 	for v := lo; v < hi; v++ {
 		if in[v] {
 			in[v] = false
-			c.collideStamped(int32(v))
+			c.collideStamped(int32(v), c.self.all.tick)
 		}
 	}
 }
 
 // collideStamped projects vertex v out of every collider and, if that
 // moves it, stamps it for the self-collision projections (see
-// selfCollision.pStamp) with the next tick.
-func (c *collision) collideStamped(v int32) {
+// selfCollision.pStamp) with the tick after tick, its group's.
+func (c *collision) collideStamped(v, tick int32) {
 	pos := c.b.s.Pos
 	x := pos[v]
 	c.collideOne(v)
 	if pos[v] != x {
-		c.self.vStamp[v] = c.self.tick + 1
+		c.self.vStamp[v] = tick + 1
 	}
 }
 

@@ -52,7 +52,10 @@ import (
 // averaging leaves stacked layers interpenetrating; serial while they are
 // few, and in a heap slab by slab in parallel, see classify),
 // selfIterations times with the colliders in between
-// (for the vertices the pushes moved). A pair still crossed at the end sends
+// (for the vertices the pushes moved). These rounds touch only the
+// vertices of listed pairs, so they run on each component of the list
+// (pairs joined by shared vertices) on its own, the components in
+// parallel (selfcomp.go). A pair still crossed at the end sends
 // its vertices back to the substep's start (failSafe), and the separating
 // speed the pushes give is capped (separate). Every order is fixed, so the
 // result does not depend on the thread count.
@@ -91,32 +94,33 @@ type selfCollision struct {
 	eeOldAt   pairIndex
 	nearFlag  []bool
 	crossFlag []bool
-	Reverts   int     // vertices put back by the fail-safe (statistics)
-	sides     bool    // pick refreshes the side memories
-	near      []int32 // pairs near contact this substep (VT, then EE + len(vt))
+	Reverts   int  // vertices put back by the fail-safe (statistics)
+	sides     bool // pick refreshes the side memories
+
+	// all is the group of every listed pair; the substep's projection
+	// rounds run on it, or on each of comps.groups (selfcomp.go)
+	all   pairGroup
+	comps selfComps
 
 	// The projections skip a pair found out of contact (solve's result
 	// depends only on the pair's positions, its substep-start positions and
-	// constants) until one of its vertices moves: tick counts the pair
-	// evaluations of the substep, vStamp is the tick at which a vertex last
-	// moved, pStamp the tick at which a pair was found out of contact (0:
-	// not found so, or not since the substep started).
-	tick   int32
-	vStamp []int32
-	pStamp []int32
-	// pickTick is the tick of the last pick: a pair none of whose
-	// vertices moved since (vStamp) keeps its flags
-	pickTick int32
-	Skipped  int // pair projections skipped so (statistics)
-	Classed  int // sweeps run class by class (statistics, see classify)
+	// constants) until one of its vertices moves: a group's tick counts its
+	// pair evaluations in the substep, vStamp is the tick at which a vertex
+	// last moved, pStamp the tick at which a pair was found out of contact
+	// (0: not found so, or not since the substep started). Only pairs and
+	// vertices of one group are compared.
+	vStamp  []int32
+	pStamp  []int32
+	Skipped int // pair projections skipped so (statistics)
+	Classed int // sweeps run class by class (statistics, see classify)
+	Split   int // substeps whose rounds ran component by component (statistics)
 
 	before  []vec.Vec3 // positions before the self-collision phase
 	pickPos []vec.Vec3 // positions at the substep's first pick
 
-	mark        []bool  // scratch for touched
-	inNear      []bool  // per vertex: in a near pair (see collideNear)
-	moved       []bool  // per vertex: moved since the substep's first pick
-	touchedList []int32 // touched's result
+	mark   []bool // scratch for touched
+	inNear []bool // per vertex: in a near pair (see collideNear)
+	moved  []bool // per vertex: moved since the substep's first pick
 
 	par selfPar // parallel sweeps (selfpar.go)
 
@@ -124,7 +128,23 @@ type selfCollision struct {
 	nextTask   atomic.Int32
 	numTasks   int // the search's tasks
 
-	fnTasks, fnQueries, fnRefresh, fnSeparate, fnTurned func(lo, hi int)
+	fnTasks, fnQueries, fnRefresh, fnRefreshSplit, fnSeparate, fnTurned func(lo, hi int)
+}
+
+// pairGroup is a set of listed pairs whose projection rounds run on
+// their own: every listed pair (selfCollision.all), or one component of
+// the pairs that share vertices (selfcomp.go).
+type pairGroup struct {
+	pairs []int32 // its listed pairs, ascending (nil for all)
+	verts []int32 // the vertices of its pairs (nil for all)
+	near  []int32 // its pairs near contact at its last pick, ascending
+	// tick counts the group's pair evaluations in the substep, and
+	// pickTick is the tick of its last pick: a pair none of whose
+	// vertices moved since (vStamp) keeps its flags
+	tick, pickTick int32
+	touched        []int32 // touched's result
+	skipped        int     // projections skipped (summed into Skipped)
+	reverts        int     // vertices put back (summed into Reverts)
 }
 
 // vtPair is a vertex-triangle proximity pair.
@@ -346,6 +366,7 @@ func newSelfCollision(b *base) *selfCollision {
 	sc.mark = make([]bool, nv)
 	sc.inNear = make([]bool, nv)
 	sc.fnTasks, sc.fnQueries, sc.fnRefresh, sc.fnSeparate = sc.runTasks, sc.runQueries, sc.refresh, sc.separate
+	sc.fnRefreshSplit = sc.refreshSplit
 	sc.par.init(sc)
 	sc.fnTurned = func(lo, hi int) {
 		if sc.tree.turned(sc.b.s.Pos, sc.m.Topo.Tris, lo, hi) {
@@ -460,12 +481,12 @@ func (sc *selfCollision) update() {
 	sc.pStamp = sc.pStamp[:n]
 	clear(sc.pStamp)
 	clear(sc.vStamp)
-	sc.tick, sc.pickTick = 0, 0
+	sc.all.tick, sc.all.pickTick = 0, 0
 }
 
 // pick flags the pairs closer than h + margin at the current positions (or
 // crossed), refreshing the side memories first if sides is set, and lists
-// them in sc.near.
+// them in sc.all.near.
 func (sc *selfCollision) pick(sides bool) {
 	sc.sides = sides
 	if sides {
@@ -485,21 +506,37 @@ func (sc *selfCollision) pick(sides bool) {
 		sc.crossFlag = make([]bool, n, n+n/2)
 	}
 	sc.nearFlag, sc.crossFlag = sc.nearFlag[:n], sc.crossFlag[:n]
-	sc.b.pool.runWork(n, n, selfRefreshGrain, sc.fnRefresh)
-	sc.pickTick = sc.tick
+	fn := sc.fnRefresh
+	sc.comps.ok = false
+	if sides && n <= selfSplitMax {
+		// the first pick of a substep splits the list into components
+		// alongside (see split)
+		fn = sc.fnRefreshSplit
+	}
+	sc.b.pool.runWork(n, n, selfRefreshGrain, fn)
+	sc.all.pickTick = sc.all.tick
 	sc.listNear()
-	sc.par.classed = len(sc.near) >= selfParMin
+	sc.par.classed = len(sc.all.near) >= selfParMin
 	if sc.par.classed {
 		sc.classify()
 	}
 }
 
-// refresh updates every pair's side memory from the substep's start
-// positions (see vertexTriangleSide and edgeEdgeDir) and flags the pairs
-// closer than h + margin at the current positions.
+// refresh updates the side memories of pairs [lo, hi) from the
+// substep's start positions and flags those near contact (refreshPair).
 func (sc *selfCollision) refresh(lo, hi int) {
+	pt := sc.all.pickTick
+	for k := lo; k < hi; k++ {
+		sc.refreshPair(k, pt)
+	}
+}
+
+// refreshPair updates pair k's side memory from the substep's start
+// positions (see vertexTriangleSide and edgeEdgeDir) and flags it if it is
+// closer than h + margin at the current positions, or crossed; pt is the
+// tick of its group's last pick.
+func (sc *selfCollision) refreshPair(k int, pt int32) {
 	pos, prev, tris := sc.b.s.Pos, sc.b.s.Prev, sc.m.Topo.Tris
-	nvt := len(sc.vt)
 	// after the substep's first pick, a pair neither near nor crossed then
 	// stays so while none of its vertices has moved selfMargin·h/2 since
 	// (the distance of the pair changes by less than selfMargin·h)
@@ -509,80 +546,80 @@ func (sc *selfCollision) refresh(lo, hi int) {
 	}
 	// after the substep's first pick, a pair none of whose vertices moved
 	// since the last pick keeps its flags
-	st, pt := sc.vStamp, sc.pickTick
+	st := sc.vStamp
 	still := func(vs [4]int32) bool {
 		return st[vs[0]] <= pt && st[vs[1]] <= pt && st[vs[2]] <= pt && st[vs[3]] <= pt
 	}
-	for k := lo; k < hi; k++ {
-		if k < nvt {
-			p := &sc.vt[k]
-			t := tris[p.t]
-			if vs := [4]int32{p.v, t[0], t[1], t[2]}; !sc.sides && (still(vs) || !sc.nearFlag[k] && !moved(vs)) {
-				continue
-			}
-			if sc.sides {
-				p.side = vertexTriangleSide([4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}, p.side)
-			}
-			r := p.h + selfMargin*sc.h
-			x, a, b, c := pos[p.v], pos[t[0]], pos[t[1]], pos[t[2]]
-			// cheap rejection by the triangle's box first
-			if x.X < min(a.X, b.X, c.X)-r || x.X > max(a.X, b.X, c.X)+r ||
-				x.Y < min(a.Y, b.Y, c.Y)-r || x.Y > max(a.Y, b.Y, c.Y)+r ||
-				x.Z < min(a.Z, b.Z, c.Z)-r || x.Z > max(a.Z, b.Z, c.Z)+r {
-				cr := crossedTriangle([4]vec.Vec3{x, a, b, c}, [4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}, p.side)
-				sc.nearFlag[k], sc.crossFlag[k] = cr, cr
-				continue
-			}
-			// r or more off the triangle's plane on its side: neither near
-			// nor crossed
-			nt := b.Sub(a).Cross(c.Sub(a))
-			if sd := x.Sub(a).Dot(nt) * p.side; sd > 0 && sd*sd >= r*r*apartMargin*apartMargin*nt.LenSq() {
-				sc.nearFlag[k], sc.crossFlag[k] = false, false
-				continue
-			}
-			u, v, ww := closestOnTriangle(x, a, b, c)
-			d := x.Sub(a.Scale(u).Add(b.Scale(v)).Add(c.Scale(ww)))
-			cr := x.Sub(a).Dot(nt)*p.side < 0 &&
-				(u > 0 && v > 0 && ww > 0 || crossedTriangle([4]vec.Vec3{x, a, b, c}, [4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}, p.side))
-			sc.nearFlag[k], sc.crossFlag[k] = cr || d.LenSq() < r*r, cr
-			continue
-		}
-		p := &sc.ee[k-nvt]
-		e0, e1 := sc.edges[p.e0], sc.edges[p.e1]
-		if vs := [4]int32{e0[0], e0[1], e1[0], e1[1]}; !sc.sides && (still(vs) || !sc.nearFlag[k] && !moved(vs)) {
-			continue
+	nvt := len(sc.vt)
+	if k < nvt {
+		p := &sc.vt[k]
+		t := tris[p.t]
+		if vs := [4]int32{p.v, t[0], t[1], t[2]}; !sc.sides && (still(vs) || !sc.nearFlag[k] && !moved(vs)) {
+			return
 		}
 		if sc.sides {
-			p.n = edgeEdgeDir([4]vec.Vec3{prev[e0[0]], prev[e0[1]], prev[e1[0]], prev[e1[1]]}, p.n)
+			p.side = vertexTriangleSide([4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}, p.side)
 		}
-		a, b, c, d := pos[e0[0]], pos[e0[1]], pos[e1[0]], pos[e1[1]]
 		r := p.h + selfMargin*sc.h
-		// cheap rejection by the edges' boxes first: neither near nor, with
-		// relative motion clamped to about 2h per substep, crossed
-		if g := selfCrossReach * sc.h; min(a.X, b.X) > max(c.X, d.X)+g || min(c.X, d.X) > max(a.X, b.X)+g ||
-			min(a.Y, b.Y) > max(c.Y, d.Y)+g || min(c.Y, d.Y) > max(a.Y, b.Y)+g ||
-			min(a.Z, b.Z) > max(c.Z, d.Z)+g || min(c.Z, d.Z) > max(a.Z, b.Z)+g {
-			sc.nearFlag[k], sc.crossFlag[k] = false, false
-			continue
+		x, a, b, c := pos[p.v], pos[t[0]], pos[t[1]], pos[t[2]]
+		// cheap rejection by the triangle's box first
+		if x.X < min(a.X, b.X, c.X)-r || x.X > max(a.X, b.X, c.X)+r ||
+			x.Y < min(a.Y, b.Y, c.Y)-r || x.Y > max(a.Y, b.Y, c.Y)+r ||
+			x.Z < min(a.Z, b.Z, c.Z)-r || x.Z > max(a.Z, b.Z, c.Z)+r {
+			cr := crossedTriangle([4]vec.Vec3{x, a, b, c}, [4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}, p.side)
+			sc.nearFlag[k], sc.crossFlag[k] = cr, cr
+			return
 		}
-		// r or more apart along the remembered direction: neither near
+		// r or more off the triangle's plane on its side: neither near
 		// nor crossed
-		if apartAlong(a, b, c, d, p.n, r) {
+		nt := b.Sub(a).Cross(c.Sub(a))
+		if sd := x.Sub(a).Dot(nt) * p.side; sd > 0 && sd*sd >= r*r*apartMargin*apartMargin*nt.LenSq() {
 			sc.nearFlag[k], sc.crossFlag[k] = false, false
-			continue
+			return
 		}
-		s, t := closestSegments(a, b, c, d)
-		diff := a.Lerp(b, s).Sub(c.Lerp(d, t))
-		const eps = 1e-6
-		cr := diff.Dot(p.n) < 0 && s > eps && s < 1-eps && t > eps && t < 1-eps
-		sc.nearFlag[k], sc.crossFlag[k] = cr || diff.LenSq() < r*r, cr
+		u, v, ww := closestOnTriangle(x, a, b, c)
+		d := x.Sub(a.Scale(u).Add(b.Scale(v)).Add(c.Scale(ww)))
+		cr := x.Sub(a).Dot(nt)*p.side < 0 &&
+			(u > 0 && v > 0 && ww > 0 || crossedTriangle([4]vec.Vec3{x, a, b, c}, [4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}, p.side))
+		sc.nearFlag[k], sc.crossFlag[k] = cr || d.LenSq() < r*r, cr
+		return
 	}
+	p := &sc.ee[k-nvt]
+	e0, e1 := sc.edges[p.e0], sc.edges[p.e1]
+	if vs := [4]int32{e0[0], e0[1], e1[0], e1[1]}; !sc.sides && (still(vs) || !sc.nearFlag[k] && !moved(vs)) {
+		return
+	}
+	if sc.sides {
+		p.n = edgeEdgeDir([4]vec.Vec3{prev[e0[0]], prev[e0[1]], prev[e1[0]], prev[e1[1]]}, p.n)
+	}
+	a, b, c, d := pos[e0[0]], pos[e0[1]], pos[e1[0]], pos[e1[1]]
+	r := p.h + selfMargin*sc.h
+	// cheap rejection by the edges' boxes first: neither near nor, with
+	// relative motion clamped to about 2h per substep, crossed
+	if g := selfCrossReach * sc.h; min(a.X, b.X) > max(c.X, d.X)+g || min(c.X, d.X) > max(a.X, b.X)+g ||
+		min(a.Y, b.Y) > max(c.Y, d.Y)+g || min(c.Y, d.Y) > max(a.Y, b.Y)+g ||
+		min(a.Z, b.Z) > max(c.Z, d.Z)+g || min(c.Z, d.Z) > max(a.Z, b.Z)+g {
+		sc.nearFlag[k], sc.crossFlag[k] = false, false
+		return
+	}
+	// r or more apart along the remembered direction: neither near
+	// nor crossed
+	if apartAlong(a, b, c, d, p.n, r) {
+		sc.nearFlag[k], sc.crossFlag[k] = false, false
+		return
+	}
+	s, t := closestSegments(a, b, c, d)
+	diff := a.Lerp(b, s).Sub(c.Lerp(d, t))
+	const eps = 1e-6
+	cr := diff.Dot(p.n) < 0 && s > eps && s < 1-eps && t > eps && t < 1-eps
+	sc.nearFlag[k], sc.crossFlag[k] = cr || diff.LenSq() < r*r, cr
 }
 
-// touched lists the vertices of the pairs near contact, each once.
-func (sc *selfCollision) touched() []int32 {
-	out := sc.touchedList[:0]
-	for _, k := range sc.near {
+// touched lists the vertices of group g's pairs near contact, each once,
+// in g.touched.
+func (sc *selfCollision) touched(g *pairGroup) []int32 {
+	out := g.touched[:0]
+	for _, k := range g.near {
 		for _, v := range sc.pairVerts(k) {
 			if !sc.mark[v] {
 				sc.mark[v] = true
@@ -593,12 +630,12 @@ func (sc *selfCollision) touched() []int32 {
 	for _, v := range out {
 		sc.mark[v] = false
 	}
-	sc.touchedList = out
+	g.touched = out
 	return out
 }
 
 // pairVerts returns the four vertices of pair k (VT pairs first, then EE,
-// as sc.near indexes them).
+// as sc.all.near indexes them).
 func (sc *selfCollision) pairVerts(k int32) [4]int32 {
 	if nvt := int32(len(sc.vt)); k < nvt {
 		p := &sc.vt[k]
@@ -610,20 +647,20 @@ func (sc *selfCollision) pairVerts(k int32) [4]int32 {
 	return [4]int32{a[0], a[1], b[0], b[1]}
 }
 
-// failSafe puts the vertices of every pair still crossed after the
-// iterations back where they started the substep (which was resolved),
-// and checks again, up to selfFailSafeRounds times: a crossing the
-// projection could not undo costs those vertices the substep's motion
+// failSafe puts the vertices of every pair of group g still crossed
+// after the iterations back where they started the substep (which was
+// resolved), and checks again, up to selfFailSafeRounds times: a crossing
+// the projection could not undo costs those vertices the substep's motion
 // instead of leaving the cloth interpenetrating. It returns the number of
 // pairs still crossed.
-func (sc *selfCollision) failSafe() int {
+func (sc *selfCollision) failSafe(g *pairGroup) int {
 	pos, prev, w := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass
 	crossed := 0
 	for round := 0; round <= selfFailSafeRounds; round++ {
-		sc.pick(false)
+		sc.repick(g)
 		crossed = 0
-		sc.tick++ // stamps the vertices put back, for the next pick
-		for _, k := range sc.near {
+		g.tick++ // stamps the vertices put back, for the next pick
+		for _, k := range g.near {
 			if !sc.crossFlag[k] {
 				continue
 			}
@@ -634,8 +671,8 @@ func (sc *selfCollision) failSafe() int {
 			for _, v := range sc.pairVerts(k) {
 				if w[v] != 0 && pos[v] != prev[v] {
 					pos[v] = prev[v]
-					sc.vStamp[v] = sc.tick
-					sc.Reverts++
+					sc.vStamp[v] = g.tick
+					g.reverts++
 				}
 			}
 		}
@@ -673,7 +710,7 @@ func (sc *selfCollision) separate(lo, hi int) {
 	}
 }
 
-// iterate projects the near pairs with selfSweeps Gauss-Seidel sweeps in
+// iterate projects group g's near pairs with selfSweeps Gauss-Seidel sweeps in
 // pair order (or class by class, see classify), with friction in the last
 // sweep if asked. A sweep that moves no vertex by selfConverged·h or more
 // ends the iteration (but for the friction sweep). It reports whether a
@@ -683,7 +720,7 @@ func (sc *selfCollision) separate(lo, hi int) {
 // Each pair's evaluation has a tick, its place in the sweep's order after
 // the ticks of earlier sweeps (sc.pStamp, sc.vStamp); pairs that share a
 // vertex are evaluated in the order of their ticks, in parallel sweeps too.
-func (sc *selfCollision) iterate(friction, only bool) (moved bool) {
+func (sc *selfCollision) iterate(g *pairGroup, friction, only bool) (moved bool) {
 	tol := selfConverged * sc.h
 	tol *= tol
 	first := 0
@@ -698,19 +735,19 @@ func (sc *selfCollision) iterate(friction, only bool) (moved bool) {
 		// symmetric Gauss-Seidel: odd sweeps run backwards, so no pair
 		// order is favoured
 		back := sweep%2 == 1
-		n := int32(len(sc.near))
+		n := int32(len(g.near))
 		var maxSq float64
-		if sc.par.classed {
+		if g == &sc.all && sc.par.classed {
 			// the first sweep marks the near pairs' vertices for the
 			// colliders (collideNear)
 			mark := sweep == first && len(sc.b.f.Colliders) > 0
 			maxSq = sc.sweepParallel(mu, back, mark)
 		} else {
 			var skipped int
-			maxSq, skipped = sc.sweepRange(0, n, mu, back, sc.tick, false)
-			sc.Skipped += skipped
+			maxSq, skipped = sc.sweepRange(g.near, 0, n, mu, back, g.tick, false)
+			g.skipped += skipped
 		}
-		sc.tick += n
+		g.tick += n
 		if maxSq >= tol {
 			moved = true
 			continue
@@ -724,15 +761,14 @@ func (sc *selfCollision) iterate(friction, only bool) (moved bool) {
 	return moved
 }
 
-// sweepRange projects the near pairs sc.near[lo:hi] in order (backwards
-// if back), the pair at position j with tick base + j + 1 (base +
-// len(sc.near) - j backwards), and returns the largest squared push and
-// the number of pairs skipped. With mark set it sets sc.inNear of the
-// pairs' vertices.
-func (sc *selfCollision) sweepRange(lo, hi int32, mu float64, back bool, base int32, mark bool) (maxSq float64, skipped int) {
+// sweepRange projects the near pairs near[lo:hi] in order (backwards if
+// back), the pair at position j with tick base + j + 1 (base + len(near) -
+// j backwards), and returns the largest squared push and the number of
+// pairs skipped. With mark set it sets sc.inNear of the pairs' vertices.
+func (sc *selfCollision) sweepRange(near []int32, lo, hi int32, mu float64, back bool, base int32, mark bool) (maxSq float64, skipped int) {
 	pos, prev, w, tris := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass, sc.m.Topo.Tris
 	nvt := int32(len(sc.vt))
-	n := int32(len(sc.near))
+	n := int32(len(near))
 	st := sc.vStamp
 	for i := lo; i < hi; i++ {
 		j, tick := i, base+i+1
@@ -740,7 +776,7 @@ func (sc *selfCollision) sweepRange(lo, hi int32, mu float64, back bool, base in
 			j = hi - 1 - (i - lo)
 			tick = base + n - j
 		}
-		k := sc.near[j]
+		k := near[j]
 		var vs [4]int32
 		var p4 *vtPair
 		var e4 *eePair

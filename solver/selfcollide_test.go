@@ -309,6 +309,9 @@ func TestCollisionThreadsDeterministic(t *testing.T) {
 		if x.col.self.Classed == 0 {
 			t.Fatalf("threads = %d: no sweep ran class by class (selfParMin = %d): the test does not reach the parallel projections", threads, selfParMin)
 		}
+		if x.col.self.Split == 0 {
+			t.Fatalf("threads = %d: no substep ran its rounds component by component: the test does not reach them", threads)
+		}
 		if ref == nil {
 			ref = s.Pos
 			continue
@@ -365,6 +368,9 @@ func TestSelfCollisionSkipExact(t *testing.T) {
 			}
 			if n := x.col.self.Classed; classed != (n > 0) {
 				t.Fatalf("classed = %v: %d sweeps ran class by class", classed, n)
+			}
+			if n := x.col.self.Split; n == 0 {
+				t.Fatalf("classed = %v: no substep ran its rounds component by component", classed)
 			}
 			if !skip {
 				ref = s.Pos

@@ -9,7 +9,7 @@ import (
 // The projections of many near pairs (a heap) run in parallel, in an
 // order that does not depend on the thread count. classify cuts the near
 // pairs' region into selfSlabs slabs across its longest axis, with about
-// as many pairs in each, and orders sc.near by class: first the pairs
+// as many pairs in each, and orders sc.all.near by class: first the pairs
 // within one slab (classes 0 to selfSlabs-1), then those across the
 // boundary between slabs 2i and 2i+1, then across 2i+1 and 2i+2, then the
 // rest; each class keeps the pairs' order. The classes of each of these
@@ -79,8 +79,8 @@ type selfPar struct {
 	slabScale float64
 	slabOf    [selfSlabBins]uint8
 
-	// sc.near is ordered by class (classed), class c's pairs at
-	// sc.near[classAt[c]:classAt[c+1]]; classOf and nearBuf are scratch
+	// sc.all.near is ordered by class (classed), class c's pairs at
+	// sc.all.near[classAt[c]:classAt[c+1]]; classOf and nearBuf are scratch
 	classed bool
 	classAt [selfClasses + 1]int32
 	classOf []uint8
@@ -124,7 +124,7 @@ func chunkRange(j, n int) (lo, hi int) {
 	return j * selfScanChunk, min((j+1)*selfScanChunk, n)
 }
 
-// listNear lists the pairs flagged near in sc.near, in pair order: chunks
+// listNear lists the pairs flagged near in sc.all.near, in pair order: chunks
 // of flags are counted, then written at their offsets, in parallel.
 func (sc *selfCollision) listNear() {
 	sp := &sc.par
@@ -140,10 +140,10 @@ func (sc *selfCollision) listNear() {
 		sp.chunkN[j] = total
 		total += c
 	}
-	if cap(sc.near) < int(total) {
-		sc.near = make([]int32, total, total+total/2)
+	if cap(sc.all.near) < int(total) {
+		sc.all.near = make([]int32, total, total+total/2)
 	}
-	sc.near = sc.near[:total]
+	sc.all.near = sc.all.near[:total]
 	sc.b.pool.runWork(nch, n, minChunk, sp.fnWriteNear)
 }
 
@@ -168,14 +168,14 @@ func (sc *selfCollision) writeNear(lo, hi int) {
 		o := sc.par.chunkN[j]
 		for i, on := range sc.nearFlag[a:b] {
 			if on {
-				sc.near[o] = int32(a + i)
+				sc.all.near[o] = int32(a + i)
 				o++
 			}
 		}
 	}
 }
 
-// classify orders sc.near by class (see selfSlabs), cutting the slabs at
+// classify orders sc.all.near by class (see selfSlabs), cutting the slabs at
 // the substep's first call: chunks of pairs are classed and counted per
 // class, then written at their offsets (class by class, chunk by chunk),
 // in parallel.
@@ -185,7 +185,7 @@ func (sc *selfCollision) classify() {
 		sp.slabAt = sc.substep
 		sc.cutSlabs()
 	}
-	n := len(sc.near)
+	n := len(sc.all.near)
 	if cap(sp.classOf) < n {
 		sp.classOf = make([]uint8, n, n+n/2)
 	}
@@ -210,7 +210,7 @@ func (sc *selfCollision) classify() {
 	}
 	sp.classAt[selfClasses] = at
 	sc.b.pool.runWork(nch, n, minChunk, sp.fnScatter)
-	sc.near, sp.nearBuf = sp.nearBuf, sc.near
+	sc.all.near, sp.nearBuf = sp.nearBuf, sc.all.near
 }
 
 // classOfChunks sets the classes of the near pairs of chunks [lo, hi) and
@@ -218,9 +218,9 @@ func (sc *selfCollision) classify() {
 func (sc *selfCollision) classOfChunks(lo, hi int) {
 	sp := &sc.par
 	for j := lo; j < hi; j++ {
-		a, b := chunkRange(j, len(sc.near))
+		a, b := chunkRange(j, len(sc.all.near))
 		var count [selfClasses]int32
-		for i, k := range sc.near[a:b] {
+		for i, k := range sc.all.near[a:b] {
 			vs := sc.pairVerts(k)
 			s0, s1, s2, s3 := sp.slab[vs[0]], sp.slab[vs[1]], sp.slab[vs[2]], sp.slab[vs[3]]
 			l, h := int(min(s0, s1, s2, s3)), int(max(s0, s1, s2, s3))
@@ -243,9 +243,9 @@ func (sc *selfCollision) classOfChunks(lo, hi int) {
 func (sc *selfCollision) scatterChunks(lo, hi int) {
 	sp := &sc.par
 	for j := lo; j < hi; j++ {
-		a, b := chunkRange(j, len(sc.near))
+		a, b := chunkRange(j, len(sc.all.near))
 		at := sp.chunkClass[j]
-		for i, k := range sc.near[a:b] {
+		for i, k := range sc.all.near[a:b] {
 			c := sp.classOf[a+i]
 			sp.nearBuf[at[c]] = k
 			at[c]++
@@ -260,11 +260,11 @@ func (sc *selfCollision) scatterChunks(lo, hi int) {
 func (sc *selfCollision) cutSlabs() {
 	sp := &sc.par
 	pos := sc.b.s.Pos
-	n := len(sc.near)
+	n := len(sc.all.near)
 	stride := max(1, n/selfSlabSample)
 	lo, hi := vec.V(math.Inf(1), math.Inf(1), math.Inf(1)), vec.V(math.Inf(-1), math.Inf(-1), math.Inf(-1))
 	for i := 0; i < n; i += stride {
-		p := pos[sc.pairVerts(sc.near[i])[0]]
+		p := pos[sc.pairVerts(sc.all.near[i])[0]]
 		lo, hi = lo.Min(p), hi.Max(p)
 	}
 	d := hi.Sub(lo)
@@ -283,7 +283,7 @@ func (sc *selfCollision) cutSlabs() {
 	var hist [selfSlabBins]int
 	m := 0
 	for i := 0; i < n; i += stride {
-		hist[sp.bin(pos[sc.pairVerts(sc.near[i])[0]])]++
+		hist[sp.bin(pos[sc.pairVerts(sc.all.near[i])[0]])]++
 		m++
 	}
 	// the slab of a bin: the share of the sample below it
@@ -320,7 +320,7 @@ func (sc *selfCollision) slabVerts(lo, hi int) {
 func (sc *selfCollision) sweepParallel(mu float64, back, mark bool) float64 {
 	sp := &sc.par
 	sc.Classed++
-	sp.sweepMu, sp.sweepBack, sp.sweepBase, sp.sweepMark = mu, back, sc.tick, mark
+	sp.sweepMu, sp.sweepBack, sp.sweepBase, sp.sweepMark = mu, back, sc.all.tick, mark
 	for g := range selfGroups {
 		if back {
 			g = len(selfGroups) - 1 - g
@@ -332,7 +332,7 @@ func (sc *selfCollision) sweepParallel(mu float64, back, mark bool) float64 {
 	maxSq := 0.0
 	for c := range selfClasses {
 		maxSq = max(maxSq, sp.classMax[c])
-		sc.Skipped += sp.classSkip[c]
+		sc.all.skipped += sp.classSkip[c]
 	}
 	return maxSq
 }
@@ -342,6 +342,6 @@ func (sc *selfCollision) sweepParallel(mu float64, back, mark bool) float64 {
 func (sc *selfCollision) sweepClasses(lo, hi int) {
 	sp := &sc.par
 	for c := sp.sweepLo + lo; c < sp.sweepLo+hi; c++ {
-		sp.classMax[c], sp.classSkip[c] = sc.sweepRange(sp.classAt[c], sp.classAt[c+1], sp.sweepMu, sp.sweepBack, sp.sweepBase, sp.sweepMark)
+		sp.classMax[c], sp.classSkip[c] = sc.sweepRange(sc.all.near, sp.classAt[c], sp.classAt[c+1], sp.sweepMu, sp.sweepBack, sp.sweepBase, sp.sweepMark)
 	}
 }

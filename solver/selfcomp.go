@@ -1,0 +1,253 @@
+package solver
+
+import (
+	"slices"
+	"sync/atomic"
+)
+
+// A substep's projection rounds (picks, sweeps, the colliders between
+// them and the fail-safe) touch only the vertices of listed pairs, and a
+// pair only its own four. So the listed pairs fall into components that
+// share no vertex (joined through shared vertices), and the rounds of one
+// component never see another's: they run component by component, in
+// parallel, without a barrier between sweeps. A resting drape's folds are
+// a handful of components: the 64 x 64 sphere drape's list of about 2600
+// pairs holds 9 or 10, the largest with about a quarter of the pairs.
+//
+// Each component runs the rounds of the whole list on its own pairs, in
+// pair order, with its own ticks and its own convergence test: a
+// component stops sweeping once its own pushes are small, whatever the
+// others do. What it computes depends only on its pairs, so the result
+// does not depend on which worker ran it, or on the thread count.
+//
+// The whole list runs as one group instead when a component holds more
+// than half of the pairs (nothing to share) or when the pairs near
+// contact are many (a heap, whose sweeps run slab by slab in parallel, see
+// classify).
+
+// selfSplitMax is the most listed pairs split into components: a heap's
+// list (hundreds of thousands of pairs) is one component, and its near
+// pairs run slab by slab instead.
+const selfSplitMax = 4 * 4096
+
+// selfComps is the split of the listed pairs into components.
+type selfComps struct {
+	ok     bool // the substep's rounds run on groups (split's result)
+	groups []pairGroup
+	order  []int32 // groups by size, largest first (the order they are claimed in)
+	next   atomic.Int32
+
+	root   []int32 // per vertex: union-find parent (-1: in no listed pair)
+	id     []int32 // per vertex: its root's component (-1: none yet)
+	verts  []int32 // the vertices of listed pairs, in first-seen order
+	pairs  []int32 // every group's pairs, group after group (backing)
+	vbuf   []int32 // every group's vertices, group after group (backing)
+	first  []int32 // scratch: per listed pair, its first vertex
+	of     []int32 // scratch: per listed pair, its group
+	count  []int32 // scratch: per group, pairs then vertices
+	offset []int32 // scratch: per group, its first pair, then vertex
+}
+
+// find returns the union-find root of vertex v, halving the path.
+func (cs *selfComps) find(v int32) int32 {
+	r := cs.root
+	for r[v] != v {
+		r[v] = r[r[v]]
+		v = r[v]
+	}
+	return v
+}
+
+// split divides the listed pairs into components (sc.comps.groups) and
+// reports whether the rounds run component by component.
+func (sc *selfCollision) split() bool {
+	cs := &sc.comps
+	n := len(sc.vt) + len(sc.ee)
+	if n == 0 {
+		return false
+	}
+	if cs.root == nil {
+		cs.root = make([]int32, len(sc.ref))
+		cs.id = make([]int32, len(sc.ref))
+		for v := range cs.root {
+			cs.root[v], cs.id[v] = -1, -1
+		}
+	}
+	// union the vertices of every pair
+	verts := cs.verts[:0]
+	root := cs.root
+	first := slices.Grow(cs.first[:0], n)[:n]
+	nvt := len(sc.vt)
+	tris := sc.m.Topo.Tris
+	union := func(vs [4]int32) {
+		for _, v := range vs {
+			if root[v] < 0 {
+				root[v] = v
+				verts = append(verts, v)
+			}
+		}
+		a := cs.find(vs[0])
+		for _, v := range vs[1:] {
+			if b := cs.find(v); b != a {
+				a, b = min(a, b), max(a, b)
+				root[b] = a
+			}
+		}
+	}
+	for k, p := range sc.vt {
+		t := tris[p.t]
+		first[k] = p.v
+		union([4]int32{p.v, t[0], t[1], t[2]})
+	}
+	for k, p := range sc.ee {
+		a, b := sc.edges[p.e0], sc.edges[p.e1]
+		first[nvt+k] = a[0]
+		union([4]int32{a[0], a[1], b[0], b[1]})
+	}
+	cs.first = first
+	cs.verts = verts
+	// every vertex straight to its root
+	for _, v := range verts {
+		cs.root[v] = cs.find(v)
+	}
+	// number the components by their first pair, and count their pairs
+	groups := 0
+	count := cs.count[:0]
+	of := slices.Grow(cs.of[:0], n)[:n]
+	for k, v := range first {
+		r := root[v]
+		if cs.id[r] < 0 {
+			cs.id[r] = int32(groups)
+			groups++
+			count = append(count, 0)
+		}
+		of[k] = cs.id[r]
+		count[of[k]]++
+	}
+	cs.of = of
+	largest := slices.Max(count)
+	if groups < 2 || 2*int(largest) > n {
+		cs.reset()
+		cs.count = count
+		return false
+	}
+	// the groups' pairs in pair order, group after group
+	offset := cs.offset[:0]
+	total := int32(0)
+	for _, c := range count {
+		offset = append(offset, total)
+		total += c
+	}
+	cs.pairs = slices.Grow(cs.pairs[:0], n)[:n]
+	if cap(cs.groups) < groups {
+		cs.groups = make([]pairGroup, groups)
+	}
+	cs.groups = cs.groups[:groups]
+	for g := range cs.groups {
+		lo := offset[g]
+		cs.groups[g].pairs = cs.pairs[lo : lo : lo+count[g]]
+	}
+	for k, g := range of {
+		cs.groups[g].pairs = append(cs.groups[g].pairs, int32(k))
+	}
+	// and their vertices
+	clear(count)
+	for _, v := range verts {
+		count[cs.id[cs.root[v]]]++
+	}
+	total = 0
+	for g, c := range count {
+		offset[g] = total
+		total += c
+	}
+	cs.vbuf = slices.Grow(cs.vbuf[:0], len(verts))[:len(verts)]
+	for g := range cs.groups {
+		lo := offset[g]
+		cs.groups[g].verts = cs.vbuf[lo : lo : lo+count[g]]
+	}
+	for _, v := range verts {
+		g := &cs.groups[cs.id[cs.root[v]]]
+		g.verts = append(g.verts, v)
+	}
+	cs.count, cs.offset = count, offset
+	cs.reset()
+	// the largest first, so that the last ones claimed are small
+	cs.order = cs.order[:0]
+	for g := range cs.groups {
+		cs.order = append(cs.order, int32(g))
+	}
+	slices.SortStableFunc(cs.order, func(a, b int32) int {
+		return len(cs.groups[b].pairs) - len(cs.groups[a].pairs)
+	})
+	return true
+}
+
+// refreshSplit is refresh for the substep's first pick, whose first chunk
+// also splits the list into components: the split needs only the list,
+// and runs while the other workers refresh.
+func (sc *selfCollision) refreshSplit(lo, hi int) {
+	if lo == 0 {
+		sc.comps.ok = sc.split()
+	}
+	sc.refresh(lo, hi)
+}
+
+// reset clears the per-vertex union-find state of the vertices split used.
+func (cs *selfComps) reset() {
+	for _, v := range cs.verts {
+		cs.root[v], cs.id[v] = -1, -1
+	}
+}
+
+// claim returns the next group to run, or nil when none is left.
+func (cs *selfComps) claim() *pairGroup {
+	i := int(cs.next.Add(1) - 1)
+	if i >= len(cs.order) {
+		return nil
+	}
+	return &cs.groups[cs.order[i]]
+}
+
+// startGroup readies group g for the substep's rounds after the first
+// pick (update): its near pairs, and its ticks at the substep's start.
+func (sc *selfCollision) startGroup(g *pairGroup) {
+	g.tick, g.pickTick = 0, 0
+	sc.listGroupNear(g)
+}
+
+// listGroupNear lists component g's pairs flagged near in g.near.
+func (sc *selfCollision) listGroupNear(g *pairGroup) {
+	g.near = g.near[:0]
+	for _, k := range g.pairs {
+		if sc.nearFlag[k] {
+			g.near = append(g.near, k)
+		}
+	}
+}
+
+// repick picks group g's near pairs again (without the side memories):
+// the whole list in parallel, a component on the calling goroutine.
+func (sc *selfCollision) repick(g *pairGroup) {
+	if g == &sc.all {
+		sc.pick(false)
+		return
+	}
+	still := selfMargin * sc.h / 2
+	still *= still
+	pos := sc.b.s.Pos
+	for _, v := range g.verts {
+		sc.moved[v] = pos[v].Sub(sc.pickPos[v]).LenSq() >= still
+	}
+	for _, k := range g.pairs {
+		sc.refreshPair(int(k), g.pickTick)
+	}
+	g.pickTick = g.tick
+	sc.listGroupNear(g)
+}
+
+// addStats adds group g's counters to the statistics and clears them.
+func (sc *selfCollision) addStats(g *pairGroup) {
+	sc.Skipped += g.skipped
+	sc.Reverts += g.reverts
+	g.skipped, g.reverts = 0, 0
+}
