@@ -3,8 +3,6 @@ package solver
 import (
 	"fmt"
 	"testing"
-
-	"github.com/drape-sim/drape/sdf"
 )
 
 // BenchmarkHeap measures one frame of the heap scene (an n x n cloth of
@@ -71,14 +69,8 @@ func benchHeap(b *testing.B, n int, self bool, warm int) {
 // drape's state at frame 20, while the cloth wraps the sphere in folds:
 // the rebuild that dominates that phase's frames.
 func BenchmarkSelfRebuild(b *testing.B) {
-	pos, tris := benchGrid(64)
-	p := DefaultParams()
-	p.SelfCollision = true
-	p.Threads = 1
-	m := newModel(b, pos, tris, nil, p)
-	s := NewState(m)
-	x := NewXPBD(m)
-	step := frameStepper(b, m, s, x, []sdf.Collider{sdf.NewCollider(sdf.Sphere{Radius: 0.5})})
+	m, s, x, cs := sphereDrape(b, 64, 1)
+	step := frameStepper(b, m, s, x, cs)
 	for range 20 {
 		step()
 	}

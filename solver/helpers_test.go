@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/drape-sim/drape/internal/vec"
+	"github.com/drape-sim/drape/sdf"
 )
 
 // topPins pins the top row (y = 0) of a grid hard.
@@ -99,4 +100,16 @@ func benchGrid(n int) ([]vec.Vec3, [][3]int32) {
 		}
 	}
 	return pos, tris
+}
+
+// sphereDrape returns the model, state and XPBD integrator of an n x n
+// benchGrid cloth with self-collision on, at the given threads, and the
+// 0.5 m sphere at the origin it drapes over.
+func sphereDrape(t testing.TB, n, threads int) (*Model, *State, *XPBD, []sdf.Collider) {
+	pos, tris := benchGrid(n)
+	p := DefaultParams()
+	p.SelfCollision = true
+	p.Threads = threads
+	m := newModel(t, pos, tris, nil, p)
+	return m, NewState(m), NewXPBD(m), []sdf.Collider{sdf.NewCollider(sdf.Sphere{Radius: 0.5})}
 }

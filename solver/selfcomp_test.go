@@ -1,10 +1,6 @@
 package solver
 
-import (
-	"testing"
-
-	"github.com/drape-sim/drape/sdf"
-)
+import "testing"
 
 // TestSplitComponents drapes a 48 x 48 cloth over a sphere until it folds
 // and checks every split of the list into components: each listed pair is
@@ -12,14 +8,7 @@ import (
 // those of its pairs; and no vertex is in two groups, so the groups'
 // rounds cannot touch each other's vertices.
 func TestSplitComponents(t *testing.T) {
-	pos, tris := benchGrid(48)
-	p := DefaultParams()
-	p.SelfCollision = true
-	p.Threads = 2
-	m := newModel(t, pos, tris, nil, p)
-	s := NewState(m)
-	x := NewXPBD(m)
-	cs := []sdf.Collider{sdf.NewCollider(sdf.Sphere{Radius: 0.5})}
+	m, s, x, cs := sphereDrape(t, 48, 2)
 	checked := 0
 	for k := range 36 {
 		stepXPBD(t, m, s, x, cs, k)
