@@ -94,12 +94,15 @@ func (sc *selfCollision) split() bool {
 			}
 		}
 	}
-	for k, p := range sc.vt {
+	// (by pointer: refresh writes the pairs' side memories meanwhile)
+	for k := range sc.vt {
+		p := &sc.vt[k]
 		t := tris[p.t]
 		first[k] = p.v
 		union([4]int32{p.v, t[0], t[1], t[2]})
 	}
-	for k, p := range sc.ee {
+	for k := range sc.ee {
+		p := &sc.ee[k]
 		a, b := sc.edges[p.e0], sc.edges[p.e1]
 		first[nvt+k] = a[0]
 		union([4]int32{a[0], a[1], b[0], b[1]})
