@@ -137,7 +137,7 @@ type selfCollision struct {
 type pairGroup struct {
 	pairs []int32 // its listed pairs, ascending (nil for all)
 	verts []int32 // the vertices of its pairs (nil for all)
-	near  []int32 // its pairs near contact at its last pick, ascending
+	near  []int32 // its pairs near contact at its last pick, ascending (VT, then EE + len(vt))
 	// tick counts the group's pair evaluations in the substep, and
 	// pickTick is the tick of its last pick: a pair none of whose
 	// vertices moved since (vStamp) keeps its flags
@@ -539,14 +539,12 @@ func (sc *selfCollision) refreshPair(k int, pt int32) {
 	pos, prev, tris := sc.b.s.Pos, sc.b.s.Prev, sc.m.Topo.Tris
 	// after the substep's first pick, a pair neither near nor crossed then
 	// stays so while none of its vertices has moved selfMargin·h/2 since
-	// (the distance of the pair changes by less than selfMargin·h)
-	mv := sc.moved
+	// (the distance of the pair changes by less than selfMargin·h), and a
+	// pair none of whose vertices moved since the last pick keeps its flags
+	mv, st := sc.moved, sc.vStamp
 	moved := func(vs [4]int32) bool {
 		return mv[vs[0]] || mv[vs[1]] || mv[vs[2]] || mv[vs[3]]
 	}
-	// after the substep's first pick, a pair none of whose vertices moved
-	// since the last pick keeps its flags
-	st := sc.vStamp
 	still := func(vs [4]int32) bool {
 		return st[vs[0]] <= pt && st[vs[1]] <= pt && st[vs[2]] <= pt && st[vs[3]] <= pt
 	}
