@@ -136,7 +136,7 @@ type selfCollision struct {
 // the pairs that share vertices (selfcomp.go).
 type pairGroup struct {
 	pairs []int32 // its listed pairs, ascending (nil for all)
-	verts []int32 // the vertices of its pairs (nil for all)
+	verts []int32 // the vertices of its pairs (a component's, see startGroup)
 	near  []int32 // its pairs near contact at its last pick, ascending (VT, then EE + len(vt))
 	// tick counts the group's pair evaluations in the substep, and
 	// pickTick is the tick of its last pick: a pair none of whose
@@ -616,8 +616,15 @@ func (sc *selfCollision) refreshPair(k int, pt int32) {
 // touched lists the vertices of group g's pairs near contact, each once,
 // in g.touched.
 func (sc *selfCollision) touched(g *pairGroup) []int32 {
-	out := g.touched[:0]
-	for _, k := range g.near {
+	g.touched = sc.vertsOf(g.near, g.touched)
+	return g.touched
+}
+
+// vertsOf returns the vertices of pairs, each once, in out's storage.
+// Groups use it concurrently: their pairs share no vertex (sc.mark).
+func (sc *selfCollision) vertsOf(pairs, out []int32) []int32 {
+	out = out[:0]
+	for _, k := range pairs {
 		for _, v := range sc.pairVerts(k) {
 			if !sc.mark[v] {
 				sc.mark[v] = true
@@ -628,7 +635,6 @@ func (sc *selfCollision) touched(g *pairGroup) []int32 {
 	for _, v := range out {
 		sc.mark[v] = false
 	}
-	g.touched = out
 	return out
 }
 

@@ -37,15 +37,13 @@ type selfComps struct {
 	order  []int32 // groups by size, largest first (the order they are claimed in)
 	next   atomic.Int32
 
-	root   []int32 // per vertex: union-find parent (-1: in no listed pair)
-	id     []int32 // per vertex: its root's component (-1: none yet)
-	verts  []int32 // the vertices of listed pairs, in first-seen order
-	pairs  []int32 // every group's pairs, group after group (backing)
-	vbuf   []int32 // every group's vertices, group after group (backing)
-	first  []int32 // scratch: per listed pair, its first vertex
-	of     []int32 // scratch: per listed pair, its group
-	count  []int32 // scratch: per group, pairs then vertices
-	offset []int32 // scratch: per group, its first pair, then vertex
+	root  []int32 // per vertex: union-find parent (-1: in no listed pair)
+	id    []int32 // per vertex: its root's component (-1: none yet)
+	verts []int32 // the vertices of listed pairs, in first-seen order
+	pairs []int32 // every group's pairs, group after group (backing)
+	first []int32 // scratch: per listed pair, its first vertex
+	of    []int32 // scratch: per listed pair, its group
+	count []int32 // scratch: per group, its pairs
 }
 
 // find returns the union-find root of vertex v, halving the path.
@@ -127,53 +125,25 @@ func (sc *selfCollision) split() bool {
 		of[k] = cs.id[r]
 		count[of[k]]++
 	}
-	cs.of = of
-	largest := slices.Max(count)
-	if groups < 2 || 2*int(largest) > n {
-		cs.reset()
-		cs.count = count
+	cs.of, cs.count = of, count
+	cs.reset()
+	if groups < 2 || 2*int(slices.Max(count)) > n {
 		return false
 	}
 	// the groups' pairs in pair order, group after group
-	offset := cs.offset[:0]
-	total := int32(0)
-	for _, c := range count {
-		offset = append(offset, total)
-		total += c
-	}
 	cs.pairs = slices.Grow(cs.pairs[:0], n)[:n]
 	if cap(cs.groups) < groups {
 		cs.groups = make([]pairGroup, groups)
 	}
 	cs.groups = cs.groups[:groups]
+	lo := int32(0)
 	for g := range cs.groups {
-		lo := offset[g]
 		cs.groups[g].pairs = cs.pairs[lo : lo : lo+count[g]]
+		lo += count[g]
 	}
 	for k, g := range of {
 		cs.groups[g].pairs = append(cs.groups[g].pairs, int32(k))
 	}
-	// and their vertices
-	clear(count)
-	for _, v := range verts {
-		count[cs.id[cs.root[v]]]++
-	}
-	total = 0
-	for g, c := range count {
-		offset[g] = total
-		total += c
-	}
-	cs.vbuf = slices.Grow(cs.vbuf[:0], len(verts))[:len(verts)]
-	for g := range cs.groups {
-		lo := offset[g]
-		cs.groups[g].verts = cs.vbuf[lo : lo : lo+count[g]]
-	}
-	for _, v := range verts {
-		g := &cs.groups[cs.id[cs.root[v]]]
-		g.verts = append(g.verts, v)
-	}
-	cs.count, cs.offset = count, offset
-	cs.reset()
 	// the largest first, so that the last ones claimed are small
 	cs.order = cs.order[:0]
 	for g := range cs.groups {
@@ -212,8 +182,10 @@ func (cs *selfComps) claim() *pairGroup {
 }
 
 // startGroup readies group g for the substep's rounds after the first
-// pick (update): its near pairs, and its ticks at the substep's start.
+// pick (update): its vertices, its near pairs, and its ticks at the
+// substep's start.
 func (sc *selfCollision) startGroup(g *pairGroup) {
+	g.verts = sc.vertsOf(g.pairs, g.verts)
 	g.tick, g.pickTick = 0, 0
 	sc.listGroupNear(g)
 }

@@ -4,9 +4,9 @@ import "testing"
 
 // TestSplitComponents drapes a 48 x 48 cloth over a sphere until it folds
 // and checks every split of the list into components: each listed pair is
-// in exactly one group, in ascending order; a group's vertices are exactly
-// those of its pairs; and no vertex is in two groups, so the groups'
-// rounds cannot touch each other's vertices.
+// in exactly one group, in ascending order; a group's vertices
+// (startGroup) are exactly those of its pairs; and no vertex is in two
+// groups, so the groups' rounds cannot touch each other's vertices.
 func TestSplitComponents(t *testing.T) {
 	m, s, x, cs := sphereDrape(t, 48, 2)
 	checked := 0
@@ -22,6 +22,7 @@ func TestSplitComponents(t *testing.T) {
 		vertGroup := make(map[int32]int)
 		for gi := range sc.comps.groups {
 			g := &sc.comps.groups[gi]
+			sc.startGroup(g)
 			own := make(map[int32]bool)
 			for _, v := range g.verts {
 				if h, ok := vertGroup[v]; ok {
