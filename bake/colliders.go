@@ -45,10 +45,35 @@ func nodeColliders(m *meshio.Mesh, friction float64) ([]sdf.Collider, []string, 
 		}
 		c := sdf.NewCollider(shape)
 		c.StaticFriction, c.KineticFriction = friction, 0.8*friction
+		name := fmt.Sprintf("%s node %q", n.Kind, n.Name)
+		if len(n.Motion) > 0 {
+			if c.Keys, err = nodeKeys(n); err != nil {
+				return nil, nil, badInput(fmt.Errorf("%s: collider node %q, animation %q: %w", m.Path, n.Name, n.Animation, err),
+					"animate the node by translation, rotation and uniform scale, or key the collider in the scene file")
+			}
+			name += fmt.Sprintf(" (animation %q)", n.Animation)
+		}
 		out = append(out, c)
-		names = append(names, fmt.Sprintf("%s node %q", n.Kind, n.Name))
+		names = append(names, name)
 	}
 	return out, names, nil
+}
+
+// nodeKeys turns an animated collider node's sampled world transforms into
+// the keys of its shape, which fitNodeShape placed at the node's pose
+// without animation (World): each key is World(t) World⁻¹, split into
+// translation, rotation and scale.
+func nodeKeys(n meshio.ColliderNode) ([]sdf.Key, error) {
+	inv := n.World.Inverse()
+	keys := make([]sdf.Key, len(n.Motion))
+	for i, k := range n.Motion {
+		t, r, s, ok := k.World.Mul(inv).DecomposeTRS(1e-6)
+		if !ok {
+			return nil, fmt.Errorf("at %.4g s the node's motion is not a translation, rotation and scale (a non-uniform scale under a rotation shears it)", k.Time)
+		}
+		keys[i] = sdf.Key{Time: k.Time, Translation: t, Rotation: r, Scale: s}
+	}
+	return keys, nil
 }
 
 // fitNodeShape fits the node's kind of shape to its local bounds (and for

@@ -2,6 +2,7 @@ package meshio
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/qmuntal/gltf"
@@ -35,6 +36,13 @@ type ColliderNode struct {
 	Local []vec.Vec3
 	// Triangles index Local.
 	Triangles [][3]int32
+	// Motion samples World over the glTF animation that moves the node or
+	// one of its ancestors (the first such animation in the file), in
+	// increasing time; nil for a node no animation moves. World is the
+	// node's pose without animation.
+	Motion []NodeKey
+	// Animation names the animation Motion follows.
+	Animation string
 }
 
 // colliderKind reports whether node n is marked as a collider, and which
@@ -70,7 +78,7 @@ func colliderKind(n *gltf.Node) (string, bool, error) {
 
 // colliderNodes walks the scene for collider nodes with their world
 // transforms and reads their meshes' triangles in node space.
-func (r *gltfReader) colliderNodes() ([]ColliderNode, map[int]bool, error) {
+func (r *gltfReader) colliderNodes() ([]ColliderNode, map[int]bool, []string, error) {
 	doc := r.doc
 	marked := map[int]bool{}
 	var out []ColliderNode
@@ -87,12 +95,14 @@ func (r *gltfReader) colliderNodes() ([]ColliderNode, map[int]bool, error) {
 	}
 	scale := vec.ScaleMat(vec.V(r.opt.Scale, r.opt.Scale, r.opt.Scale))
 	visited := make([]bool, len(doc.Nodes))
-	var walk func(ni int, parent vec.Mat4, depth int) error
-	walk = func(ni int, parent vec.Mat4, depth int) error {
+	var chains [][]int // per collider: its nodes, root first
+	var walk func(ni int, parent vec.Mat4, depth int, chain []int) error
+	walk = func(ni int, parent vec.Mat4, depth int, chain []int) error {
 		if ni < 0 || ni >= len(doc.Nodes) || visited[ni] || depth > maxNodeDepth || doc.Nodes[ni] == nil {
 			return nil // instances() reports broken hierarchies
 		}
 		visited[ni] = true
+		chain = append(chain, ni)
 		n := doc.Nodes[ni]
 		world := parent.Mul(nodeMatrix(n))
 		kind, ok, err := colliderKind(n)
@@ -135,18 +145,23 @@ func (r *gltfReader) colliderNodes() ([]ColliderNode, map[int]bool, error) {
 				}
 			}
 			out = append(out, c)
+			chains = append(chains, slices.Clone(chain))
 		}
 		for _, ch := range n.Children {
-			if err := walk(ch, world, depth+1); err != nil {
+			if err := walk(ch, world, depth+1, chain); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 	for _, ni := range roots {
-		if err := walk(ni, vec.Identity(), 0); err != nil {
-			return nil, nil, err
+		if err := walk(ni, vec.Identity(), 0, nil); err != nil {
+			return nil, nil, nil, err
 		}
 	}
-	return out, marked, nil
+	warnings, err := r.animateColliders(out, chains)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return out, marked, warnings, nil
 }

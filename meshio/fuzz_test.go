@@ -135,6 +135,13 @@ func FuzzReadSTL(f *testing.F) {
 
 func FuzzReadGLB(f *testing.F) {
 	fuzzSeeds(f, ".glb", ".gltf")
+	for _, broken := range []bool{false, true} {
+		b, err := os.ReadFile(writeAnimatedColliders(f, broken))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, "fuzz.gltf", FormatGLTF) })
 }
 

@@ -234,11 +234,12 @@ func (r *gltfReader) read() (*Mesh, error) {
 	if len(insts) == 0 {
 		return nil, &ParseError{Path: r.name, Place: "meshes", Msg: "the file has no meshes", Err: ErrNoGeometry}
 	}
-	cols, marked, err := r.colliderNodes()
+	cols, marked, warns, err := r.colliderNodes()
 	if err != nil {
 		return nil, err
 	}
 	m.Colliders = cols
+	m.Warnings = append(m.Warnings, warns...)
 	if !r.opt.AllMeshes && len(marked) > 0 {
 		cloth := insts[:0:0]
 		for _, in := range insts {

@@ -128,3 +128,41 @@ func (m Mat4) Inverse() Mat4 {
 	o[3] = [4]float64{0, 0, 0, 1}
 	return o
 }
+
+// DecomposeTRS splits the affine transform m into T R S (see TRS). A
+// mirroring m gets a negative X scale. ok is false when m is not of that
+// form: its axes are not orthogonal within tol (relative), which a
+// non-uniform scale under a rotation in a node hierarchy (shear) gives, or
+// an axis is scaled to zero.
+func (m Mat4) DecomposeTRS(tol float64) (t Vec3, r Quat, s Vec3, ok bool) {
+	t = Vec3{m[0][3], m[1][3], m[2][3]}
+	var ax [3]Vec3
+	for c := range 3 {
+		ax[c] = Vec3{m[0][c], m[1][c], m[2][c]}
+		l := ax[c].Len()
+		if !(l > 0) || math.IsInf(l, 0) {
+			return t, QuatIdentity(), Vec3{}, false
+		}
+		ax[c] = ax[c].Scale(1 / l)
+		switch c {
+		case 0:
+			s.X = l
+		case 1:
+			s.Y = l
+		default:
+			s.Z = l
+		}
+	}
+	if math.Abs(ax[0].Dot(ax[1])) > tol || math.Abs(ax[0].Dot(ax[2])) > tol || math.Abs(ax[1].Dot(ax[2])) > tol {
+		return t, QuatIdentity(), Vec3{}, false
+	}
+	if ax[0].Cross(ax[1]).Dot(ax[2]) < 0 {
+		s.X, ax[0] = -s.X, ax[0].Neg()
+	}
+	var rm Mat4
+	for c := range 3 {
+		rm[0][c], rm[1][c], rm[2][c] = ax[c].X, ax[c].Y, ax[c].Z
+	}
+	rm[3][3] = 1
+	return t, QuatFromMat(rm), s, true
+}

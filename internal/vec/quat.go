@@ -73,3 +73,27 @@ func (q Quat) Slerp(r Quat, t float64) Quat {
 	a, b := math.Sin((1-t)*th)/s, math.Sin(t*th)/s
 	return Quat{a*q.X + b*r.X, a*q.Y + b*r.Y, a*q.Z + b*r.Z, a*q.W + b*r.W}
 }
+
+// QuatFromMat returns the unit quaternion of the rotation in the upper 3x3
+// of m, which must be a rotation matrix (Shepperd's method: the largest of
+// the four squared components is taken from the diagonal, the others from
+// the off-diagonal terms, so no division is by a small number).
+func QuatFromMat(m Mat4) Quat {
+	tr := m[0][0] + m[1][1] + m[2][2]
+	var q Quat
+	switch {
+	case tr >= m[0][0] && tr >= m[1][1] && tr >= m[2][2]:
+		s := 2 * math.Sqrt(1+tr)
+		q = Quat{(m[2][1] - m[1][2]) / s, (m[0][2] - m[2][0]) / s, (m[1][0] - m[0][1]) / s, s / 4}
+	case m[0][0] >= m[1][1] && m[0][0] >= m[2][2]:
+		s := 2 * math.Sqrt(1+m[0][0]-m[1][1]-m[2][2])
+		q = Quat{s / 4, (m[0][1] + m[1][0]) / s, (m[0][2] + m[2][0]) / s, (m[2][1] - m[1][2]) / s}
+	case m[1][1] >= m[2][2]:
+		s := 2 * math.Sqrt(1+m[1][1]-m[0][0]-m[2][2])
+		q = Quat{(m[0][1] + m[1][0]) / s, s / 4, (m[1][2] + m[2][1]) / s, (m[0][2] - m[2][0]) / s}
+	default:
+		s := 2 * math.Sqrt(1+m[2][2]-m[0][0]-m[1][1])
+		q = Quat{(m[0][2] + m[2][0]) / s, (m[1][2] + m[2][1]) / s, s / 4, (m[1][0] - m[0][1]) / s}
+	}
+	return q.Normalize()
+}

@@ -94,3 +94,44 @@ func TestMinMax(t *testing.T) {
 		}
 	}
 }
+
+// TestDecomposeTRS splits TRS products back into their parts, for rotations
+// near each branch of QuatFromMat (identity, half turns about each axis),
+// mirrors, and refuses a sheared transform.
+func TestDecomposeTRS(t *testing.T) {
+	rots := []Quat{
+		QuatIdentity(),
+		AxisAngle(V(1, 1, 0), 0.7),
+		AxisAngle(V(1, 0, 0), math.Pi),
+		AxisAngle(V(0, 1, 0), math.Pi-1e-9),
+		AxisAngle(V(0, 0, 1), math.Pi),
+		AxisAngle(V(1, -2, 3), 2.5),
+	}
+	for _, r := range rots {
+		for _, s := range []Vec3{V(1, 1, 1), V(2, 0.5, 3), V(-1, 1, 1)} {
+			m := TRS(V(1, -2, 3), r, s)
+			tt, rr, ss, ok := m.DecomposeTRS(1e-9)
+			if !ok {
+				t.Fatalf("TRS(%v, %v): not decomposed", r, s)
+			}
+			back := TRS(tt, rr, ss)
+			for i := range 3 {
+				for j := range 4 {
+					if math.Abs(back[i][j]-m[i][j]) > 1e-12 {
+						t.Fatalf("TRS(%v, %v): rebuilt %v, want %v", r, s, back, m)
+					}
+				}
+			}
+			if s.X > 0 && (!near(ss, s, 1e-12) || math.Abs(math.Abs(rr.Dot(r))-1) > 1e-12) {
+				t.Errorf("TRS(%v, %v): got rotation %v scale %v", r, s, rr, ss)
+			}
+		}
+	}
+	shear := AxisAngle(V(0, 0, 1), 0.5).Mat4().Mul(ScaleMat(V(3, 1, 1))).Mul(AxisAngle(V(0, 0, 1), 0.5).Mat4())
+	if _, _, _, ok := shear.DecomposeTRS(1e-9); ok {
+		t.Errorf("a non-uniform scale between two rotations (shear) was decomposed")
+	}
+	if _, _, _, ok := ScaleMat(V(1, 0, 1)).DecomposeTRS(1e-9); ok {
+		t.Errorf("a zero scale was decomposed")
+	}
+}

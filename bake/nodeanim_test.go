@@ -1,0 +1,90 @@
+package bake
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/qmuntal/gltf"
+	"github.com/qmuntal/gltf/modeler"
+)
+
+// writeRisingBall writes a GLB with a 0.6 m cloth (13 x 13 vertices) at
+// y = 0.3 and a collider node COL_sphere_ball of radius 0.2 at
+// (0, -0.5, 0); with animate, a glTF animation lifts the ball to
+// (0, 0.5, 0) over its first second.
+func writeRisingBall(t *testing.T, animate bool) string {
+	t.Helper()
+	doc := gltf.NewDocument()
+	const n = 13
+	var grid [][3]float32
+	for i := range n {
+		for j := range n {
+			grid = append(grid, [3]float32{-0.3 + 0.6*float32(j)/(n-1), 0.3, -0.3 + 0.6*float32(i)/(n-1)})
+		}
+	}
+	var idx []uint16
+	for i := range n - 1 {
+		for j := range n - 1 {
+			a := uint16(i*n + j)
+			idx = append(idx, a, a+n, a+1, a+1, a+n, a+n+1)
+		}
+	}
+	box := [][3]float32{{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1}, {-1, -1, 1}, {1, -1, 1}, {1, 1, 1}, {-1, 1, 1}}
+	boxIdx := []uint16{0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4, 3, 7, 6, 3, 6, 2, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5}
+	doc.Meshes = []*gltf.Mesh{
+		{Name: "Cloth", Primitives: []*gltf.Primitive{{Indices: gltf.Index(modeler.WriteIndices(doc, idx)),
+			Attributes: gltf.PrimitiveAttributes{gltf.POSITION: modeler.WritePosition(doc, grid)}}}},
+		{Name: "Ball", Primitives: []*gltf.Primitive{{Indices: gltf.Index(modeler.WriteIndices(doc, boxIdx)),
+			Attributes: gltf.PrimitiveAttributes{gltf.POSITION: modeler.WritePosition(doc, box)}}}},
+	}
+	doc.Nodes = []*gltf.Node{
+		{Name: "cloth", Mesh: gltf.Index(0)},
+		{Name: "COL_sphere_ball", Mesh: gltf.Index(1), Translation: [3]float64{0, -0.5, 0}, Scale: [3]float64{0.2, 0.2, 0.2}},
+	}
+	doc.Scenes[0].Nodes = []int{0, 1}
+	if animate {
+		acc := func(data any) int { return modeler.WriteAccessor(doc, gltf.TargetNone, data) }
+		doc.Animations = []*gltf.Animation{{Name: "Rise",
+			Samplers: []*gltf.AnimationSampler{{Input: acc([]float32{0, 1}), Output: acc([][3]float32{{0, -0.5, 0}, {0, 0.5, 0}})}},
+			Channels: []*gltf.AnimationChannel{{Sampler: 0, Target: gltf.AnimationChannelTarget{Node: gltf.Index(1), Path: gltf.TRSTranslation}}},
+		}}
+	}
+	path := filepath.Join(t.TempDir(), "ball.glb")
+	if err := gltf.SaveBinary(doc, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestAnimatedNodeColliderLiftsCloth bakes a cloth falling onto a ball
+// that a glTF animation lifts by 1 m in 1 s: after 1 s the cloth must lie
+// on the ball's top (0.7 m) without sinking into it, where the same file
+// without the animation leaves the cloth below the still ball's top
+// (-0.3 m).
+func TestAnimatedNodeColliderLiftsCloth(t *testing.T) {
+	for _, animate := range []bool{true, false} {
+		sc := DefaultScene()
+		sc.Input = writeRisingBall(t, animate)
+		sc.Frames = 25
+		sc.Output = []string{filepath.Join(t.TempDir(), "out.pc2")}
+		if err := sc.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Run(context.Background(), sc, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("animated %v: highest %.4f m, lowest %.4f m, max penetration %.2f mm, thickness %.2f mm",
+			animate, rep.HighestY, rep.LowestY, 1000*rep.MaxPenetration, 1000*rep.Thickness)
+		if animate && (rep.HighestY < 0.7 || rep.HighestY > 0.75) {
+			t.Errorf("ball lifted to a top of 0.7 m: the cloth's highest point is %.4f m, want on the ball (0.7-0.75 m)", rep.HighestY)
+		}
+		if !animate && rep.HighestY > -0.25 {
+			t.Errorf("still ball with a top at -0.3 m: the cloth's highest point is %.4f m, want below -0.25 m", rep.HighestY)
+		}
+		if rep.MaxPenetration > 0.1*rep.Thickness {
+			t.Errorf("max penetration %.2f mm, want at most a tenth of the thickness %.2f mm", 1000*rep.MaxPenetration, 1000*rep.Thickness)
+		}
+	}
+}
