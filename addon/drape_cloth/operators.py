@@ -35,6 +35,7 @@ class BakeState:
         self.matrix = matrix
         self.cancel_requested = False
         self.status = "starting drape"
+        self.warnings = []
 
 
 def addon_prefs(context):
@@ -65,14 +66,16 @@ def prepare(context, obj):
     exe = binary(context)
     final_abs, stored = sx.cache_dir(obj)
     job = runner.BakeJob(final_abs)
+    warnings = []
     try:
-        scene_path, data, nverts = sx.export(context, obj, job.staging)
+        scene_path, data, nverts = sx.export(context, obj, job.staging, warnings)
     except BaseException:
         job.discard()
         raise
     start, end = sx.frame_range(context.scene, obj.drape)
     job.frames = data["frames"]
     state = BakeState(obj, job, data, nverts, start, end, stored, obj.matrix_world.copy())
+    state.warnings = warnings
     return state, runner.bake_argv(exe, scene_path)
 
 
@@ -135,6 +138,7 @@ def finish(context, state, code):
         return False, str(e)
     attach(context, obj, state, pc2)
     obj.drape.baked_frames = nsamples
+    obj.drape.bake_warning = "; ".join(state.warnings)
     return True, "baked %d frames of %r in %.1f s" % (nsamples, obj.name, time.monotonic() - job.started)
 
 
@@ -205,10 +209,13 @@ class DRAPE_OT_bake(bpy.types.Operator):
     def _prepare(self, context):
         obj = context.object
         try:
-            return prepare(context, obj)
+            state, argv = prepare(context, obj)
         except (sx.ExportError, runner.BinaryError, OSError) as e:
             _report_error(self, str(e))
             return None, None
+        for w in state.warnings:
+            self.report({'WARNING'}, "Drape: " + w)
+        return state, argv
 
     def execute(self, context):
         """Bakes synchronously (headless, or when called from a script)."""
@@ -349,6 +356,7 @@ def free_bake(obj):
         runner.remove_tree(folder)
     obj.drape.cache_dir = ""
     obj.drape.baked_frames = 0
+    obj.drape.bake_warning = ""
     return folder
 
 

@@ -73,6 +73,8 @@ class DRAPE_PT_cloth(bpy.types.Panel):
         if s.cache_dir or sx.drape_modifier(obj) is not None:
             if s.baked_frames:
                 box.label(text="Baked %d frames" % s.baked_frames, icon='CHECKMARK')
+            if s.bake_warning:
+                box.label(text="Colliders deform: see the report", icon='ERROR')
             col = box.column(align=True)
             col.operator("drape.clear", icon='TRASH')
             col.operator("drape.to_shape_keys", icon='SHAPEKEY_DATA')

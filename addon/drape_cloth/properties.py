@@ -107,6 +107,8 @@ class DRAPE_PG_object_settings(bpy.types.PropertyGroup):
     cache_dir: StringProperty(name="Cache Folder", default="", subtype='DIR_PATH',
                               description="Where this object's bake lives")
     baked_frames: IntProperty(name="Baked Frames", default=0)
+    bake_warning: StringProperty(name="Bake Warning", default="",
+                                 description="What the last bake could not follow (a deforming collider)")
 
 
 classes = (DRAPE_PG_object_settings,)

@@ -345,6 +345,72 @@ def sample_matrices(context, objs, start, end):
     return out
 
 
+# DEFORM_SAMPLES frames, evenly spread over the bake, are compared to find
+# colliders whose mesh deforms; DEFORM_TOL is the movement (relative to the
+# object's size) that counts.
+DEFORM_SAMPLES = 9
+DEFORM_TOL = 1e-3
+
+
+def _local_coords(obj, depsgraph):
+    """The evaluated mesh vertices of obj in object space (modifiers and
+    shape keys applied), or None for an object without mesh data."""
+    obj_eval = obj.evaluated_get(depsgraph)
+    try:
+        me = obj_eval.to_mesh()
+    except RuntimeError:
+        return None
+    try:
+        return [v.co.copy() for v in me.vertices] if me is not None else None
+    finally:
+        obj_eval.to_mesh_clear()
+
+
+def deforming_colliders(context, objs, start, end):
+    """Returns a warning for each collider in objs whose evaluated mesh
+    changes shape between frames start and end (an armature, animated shape
+    keys or modifiers): drape moves colliders rigidly, so such a collider
+    keeps its shape at start. Only objects with modifiers or shape keys are
+    sampled, at DEFORM_SAMPLES frames; the current frame is restored."""
+    cands = [o for o in objs if o.type == 'MESH' and (len(o.modifiers) > 0 or o.data.shape_keys is not None)]
+    if not cands or end <= start:
+        return []
+    scene = context.scene
+    cur, sub = scene.frame_current, scene.frame_subframe
+    frames = sorted({start + round(k * (end - start) / (DEFORM_SAMPLES - 1)) for k in range(DEFORM_SAMPLES)})
+    worst = {}
+    try:
+        scene.frame_set(start)
+        dg = context.evaluated_depsgraph_get()
+        first = {o.name: _local_coords(o, dg) for o in cands}
+        for f in frames[1:]:
+            scene.frame_set(f)
+            dg = context.evaluated_depsgraph_get()
+            for o in cands:
+                ref = first[o.name]
+                now = _local_coords(o, dg)
+                if ref is None or now is None:
+                    continue
+                if len(now) != len(ref):
+                    worst[o.name] = max(worst.get(o.name, (0, f)), (float("inf"), f))
+                    continue
+                scale = o.matrix_world.to_scale()
+                d = max(((a - b) * scale).length for a, b in zip(now, ref)) if ref else 0.0
+                worst[o.name] = max(worst.get(o.name, (0, f)), (d, f))
+    finally:
+        scene.frame_set(cur, subframe=sub)
+    out = []
+    for o in cands:
+        d, f = worst.get(o.name, (0, start))
+        size = max(o.dimensions) if max(o.dimensions) > 0 else 1.0
+        if d > DEFORM_TOL * size:
+            moved = "changes its vertex count" if d == float("inf") else "moves its surface %.3g m" % d
+            out.append("collider %r deforms during the bake (frame %d %s from frame %d): drape moves colliders "
+                       "as rigid shapes, so it keeps the shape of frame %d. Fix: for moving limbs, parent capsule "
+                       "or sphere colliders to the bones" % (o.name, f, moved, start, start))
+    return out
+
+
 def _same(ms, tol=1e-6):
     m0 = ms[0]
     return all(all(abs(m[i][j] - m0[i][j]) <= tol for i in range(4) for j in range(4)) for m in ms[1:])
@@ -392,11 +458,13 @@ def export_collider(context, depsgraph, obj, mats, start, fps, folder):
     return out
 
 
-def export(context, obj, folder):
+def export(context, obj, folder, warnings=None):
     """Writes the cloth OBJ, collider OBJs and the scene JSON of obj into
     folder, evaluating everything at the first baked frame. Returns
-    (scene_path, scene dict, vertex count). Changes nothing in the .blend: the
-    drape modifier is muted during evaluation and the frame is restored."""
+    (scene_path, scene dict, vertex count), and appends to warnings (a list)
+    what the bake will not follow (deforming colliders). Changes nothing in
+    the .blend: the drape modifier is muted during evaluation and the frame
+    is restored."""
     validate(context, obj)
     s = obj.drape
     scene = context.scene
@@ -404,6 +472,8 @@ def export(context, obj, folder):
     fps = scene_fps(scene)
     cols = colliders(context, obj)
     mats = sample_matrices(context, cols, start, end)
+    if warnings is not None:
+        warnings.extend(deforming_colliders(context, cols, start, end))
 
     cur, sub = scene.frame_current, scene.frame_subframe
     mod = drape_modifier(obj)

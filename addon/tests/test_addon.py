@@ -386,6 +386,50 @@ class FakeTests(Base):
         self.assertFalse(os.path.exists(cache_root()), "drape_cache folder left after freeing every bake")
 
 
+    def test_7_deforming_collider_warns(self):
+        """A collider whose mesh deforms (animated shape keys, as an armature
+        would) is named in a warning kept on the cloth until Free Bake; a
+        rigidly moving one and a still one with a modifier are not."""
+        cloth = make_cloth(n=6)
+        bpy.ops.mesh.primitive_cube_add(size=0.5, location=(0, 0, 0))
+        blob = bpy.context.active_object
+        blob.name = "Blob"
+        blob.drape.role = 'COLLIDER'
+        blob.drape.collider_shape = 'MESH'
+        blob.shape_key_add(name="Basis")
+        grow = blob.shape_key_add(name="Grow")
+        for d in grow.data:
+            d.co *= 1.5
+        grow.value = 0.0
+        grow.keyframe_insert("value", frame=1)
+        grow.value = 1.0
+        grow.keyframe_insert("value", frame=10)
+        mover = make_sphere(radius=0.2, location=(0, -1, 1), name="Mover")
+        mover.keyframe_insert("location", frame=1)
+        mover.location = (0, 1, 1)
+        mover.keyframe_insert("location", frame=10)
+        bpy.ops.mesh.primitive_cube_add(size=0.5, location=(2, 0, 0))
+        crate = bpy.context.active_object
+        crate.name = "Crate"
+        crate.modifiers.new("Bevel", 'BEVEL')
+        crate.drape.role = 'COLLIDER'
+        crate.drape.collider_shape = 'BOX'
+        sc = bpy.context.scene
+        sc.frame_start, sc.frame_end = 1, 10
+        sc.frame_set(4)
+        activate(cloth)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        w = cloth.drape.bake_warning
+        print("deforming collider warning: %s" % w)
+        self.assertIn("'Blob' deforms", w)
+        self.assertIn("frame 10", w, "the warning names the frame of the largest change")
+        for name in ("Mover", "Crate"):
+            self.assertNotIn(name, w, "%s does not deform, but the warning names it" % name)
+        self.assertEqual(sc.frame_current, 4, "the export did not restore the current frame")
+        self.assertEqual(bpy.ops.drape.clear(), {'FINISHED'})
+        self.assertEqual(cloth.drape.bake_warning, "", "Free Bake kept the warning")
+
+
 class RealTests(Base):
     """Bakes with the real drape binary and checks the physics."""
 
