@@ -24,7 +24,7 @@ _jobs = {}
 class BakeState:
     """BakeState is one bake in flight: its job, and what finish() needs."""
 
-    def __init__(self, obj, job, scene_data, nverts, start, end, stored_dir, matrix):
+    def __init__(self, obj, job, scene_data, nverts, start, end, stored_dir, matrices):
         self.obj_name = obj.name
         self.job = job
         self.data = scene_data
@@ -32,7 +32,7 @@ class BakeState:
         self.start = start
         self.end = end
         self.stored_dir = stored_dir
-        self.matrix = matrix
+        self.matrices = matrices  # the object's world matrix per baked frame
         self.cancel_requested = False
         self.status = "starting drape"
         self.warnings = []
@@ -68,13 +68,13 @@ def prepare(context, obj):
     job = runner.BakeJob(final_abs)
     warnings = []
     try:
-        scene_path, data, nverts = sx.export(context, obj, job.staging, warnings)
+        scene_path, data, nverts, mats = sx.export(context, obj, job.staging, warnings)
     except BaseException:
         job.discard()
         raise
     start, end = sx.frame_range(context.scene, obj.drape)
     job.frames = data["frames"]
-    state = BakeState(obj, job, data, nverts, start, end, stored, obj.matrix_world.copy())
+    state = BakeState(obj, job, data, nverts, start, end, stored, mats)
     state.warnings = warnings
     return state, runner.bake_argv(exe, scene_path)
 
@@ -93,16 +93,20 @@ def _check_pc2(state):
     return nsamples
 
 
-def _write_local_pc2(src, dst, inv):
-    """Writes src's points mapped by the 4x4 matrix inv (world to object
-    space) to dst, so the Mesh Cache modifier gets object coordinates."""
+def _write_local_pc2(src, dst, invs):
+    """Writes src's points mapped to dst by invs, the 4x4 matrices from world
+    to object space per sample (the last one for any further samples), so
+    the Mesh Cache modifier gets object coordinates of a moving object."""
     import numpy as np
+    nverts = runner.pc2_header(src)[0]
     with open(src, "rb") as f:
         head = f.read(32)
         pts = np.fromfile(f, dtype="<f4")
-    m = np.array([list(r) for r in inv], dtype=np.float64)
-    p = pts.reshape(-1, 3).astype(np.float64)
-    q = p @ m[:3, :3].T + m[:3, 3]
+    p = pts.reshape(-1, nverts, 3).astype(np.float64)
+    q = np.empty_like(p)
+    for k in range(p.shape[0]):
+        m = np.array([list(r) for r in invs[min(k, len(invs) - 1)]], dtype=np.float64)
+        q[k] = p[k] @ m[:3, :3].T + m[:3, 3]
     with open(dst + ".tmp", "wb") as f:
         f.write(head)
         q.astype("<f4").tofile(f)
@@ -128,9 +132,9 @@ def finish(context, state, code):
     try:
         nsamples = _check_pc2(state)
         pc2 = sx.PC2_NAME
-        if not _is_identity(state.matrix):
+        if not all(_is_identity(m) for m in state.matrices):
             _write_local_pc2(os.path.join(job.staging, sx.PC2_NAME), os.path.join(job.staging, LOCAL_PC2_NAME),
-                             state.matrix.inverted_safe())
+                             [m.inverted_safe() for m in state.matrices])
             pc2 = LOCAL_PC2_NAME
         job.commit([sx.PC2_NAME, sx.GLB_NAME])
     except (OSError, ValueError) as e:

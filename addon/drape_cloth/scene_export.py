@@ -458,20 +458,42 @@ def export_collider(context, depsgraph, obj, mats, start, fps, folder):
     return out
 
 
+def follow_keys(mats, fps):
+    """Returns the drape keys (glTF axes) of the rigid motion that takes the
+    first of mats (world matrices, one per frame) to each of the others: the
+    motion a pinned vertex makes when it rides on the moving object."""
+    inv0 = mats[0].inverted_safe()
+    keys = []
+    for i, m in enumerate(mats):
+        loc, rot, scale = (m @ inv0).decompose()
+        key = {"time": _r(i / fps), "translation": _rl(to_gltf(loc)), "rotation": _rl(quat_to_gltf(rot))}
+        if any(abs(x - 1) > 1e-6 for x in scale):
+            key["scale"] = _rl(scale_to_gltf(scale))
+        keys.append(key)
+    return keys
+
+
 def export(context, obj, folder, warnings=None):
     """Writes the cloth OBJ, collider OBJs and the scene JSON of obj into
     folder, evaluating everything at the first baked frame. Returns
-    (scene_path, scene dict, vertex count), and appends to warnings (a list)
-    what the bake will not follow (deforming colliders). Changes nothing in
-    the .blend: the drape modifier is muted during evaluation and the frame
-    is restored."""
+    (scene_path, scene dict, vertex count, the cloth object's world matrix
+    per baked frame), and appends to warnings (a list) what the bake will
+    not follow (deforming colliders). A cloth object that moves (animated,
+    parented, constrained) takes its pinned vertices along. Changes nothing
+    in the .blend: the drape modifier is muted during evaluation and the
+    frame is restored."""
     validate(context, obj)
     s = obj.drape
     scene = context.scene
     start, end = frame_range(scene, s)
     fps = scene_fps(scene)
     cols = colliders(context, obj)
-    mats = sample_matrices(context, cols, start, end)
+    mats = sample_matrices(context, cols + [obj], start, end)
+    cloth_mats = mats.pop(obj.name)
+    if len(cloth_mats) == 1:
+        cloth_mats = cloth_mats * (end - start + 1)
+    if warnings is not None:
+        warnings.extend(deforming_colliders(context, cols, start, end))
     if warnings is not None:
         warnings.extend(deforming_colliders(context, cols, start, end))
 
@@ -487,7 +509,7 @@ def export(context, obj, folder, warnings=None):
         me = obj_eval.to_mesh()
         try:
             nverts = len(me.vertices)
-            write_obj(os.path.join(folder, OBJ_NAME), me, obj.matrix_world.copy(), sanitize(obj.name))
+            write_obj(os.path.join(folder, OBJ_NAME), me, cloth_mats[0], sanitize(obj.name))
             pin = pins(obj, me, s.pin_group) if s.pin_group else None
         finally:
             obj_eval.to_mesh_clear()
@@ -519,6 +541,8 @@ def export(context, obj, folder, warnings=None):
     if s.use_friction:
         data["friction"] = _r(s.friction)
     if pin:
+        if not _same(cloth_mats):
+            pin["keys"] = follow_keys(cloth_mats, fps)
         data["pins"] = [pin]
     if collider_json:
         data["colliders"] = collider_json
@@ -530,4 +554,4 @@ def export(context, obj, folder, warnings=None):
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         json.dump(data, f, indent=1)
         f.write("\n")
-    return path, data, nverts
+    return path, data, nverts, cloth_mats

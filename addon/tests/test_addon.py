@@ -108,6 +108,18 @@ def evaluated(obj, frame):
         oe.to_mesh_clear()
 
 
+def read_pc2_world(path):
+    """Returns (nverts, start, rate, samples) of a PC2 file, samples as lists
+    of (x, y, z) tuples."""
+    import struct
+    with open(path, "rb") as f:
+        data = f.read()
+    _, nverts, start, rate, n = struct.unpack_from("<iiffi", data, 12)
+    flat = struct.unpack_from("<%df" % (3 * nverts * n), data, 32)
+    samples = [[tuple(flat[(k * nverts + i) * 3:(k * nverts + i) * 3 + 3]) for i in range(nverts)] for k in range(n)]
+    return nverts, start, rate, samples
+
+
 def snapshot(obj):
     """What a failed or cancelled bake must leave unchanged."""
     sc = bpy.context.scene
@@ -430,6 +442,50 @@ class FakeTests(Base):
         self.assertEqual(cloth.drape.bake_warning, "", "Free Bake kept the warning")
 
 
+    def test_8_moving_cloth_takes_its_pins_along(self):
+        """A cloth object keyframed to move and turn: scene.json's pins get one
+        key per frame with the object's motion since the first frame, and the
+        Mesh Cache, written per frame in the moving object's space, plays
+        back exactly the world positions drape wrote."""
+        path = os.path.join(ARGS.work, "moving.blend")
+        bpy.ops.wm.save_as_mainfile(filepath=path)
+        cloth = make_cloth(n=6, location=(0, 0, 1.0))
+        g = cloth.vertex_groups.new(name="Pins")
+        top = [v.index for v in cloth.data.vertices if v.co.y > 0.79]
+        g.add(top, 1.0, 'REPLACE')
+        cloth.drape.pin_group = "Pins"
+        cloth.keyframe_insert("location", frame=1)
+        cloth.keyframe_insert("rotation_euler", frame=1)
+        cloth.location = (1, 0, 1.0)
+        cloth.rotation_euler = (0, 0, math.pi / 2)
+        cloth.keyframe_insert("location", frame=10)
+        cloth.keyframe_insert("rotation_euler", frame=10)
+        sc = bpy.context.scene
+        sc.frame_start, sc.frame_end = 1, 10
+        activate(cloth)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        folder = bpy.path.abspath(cloth.drape.cache_dir)
+        with open(os.path.join(folder, "scene.json")) as f:
+            scene = json.load(f)
+        keys = scene["pins"][0]["keys"]
+        self.assertEqual(len(keys), 10, "pin keys, one per frame")
+        # the last key: a quarter turn about Blender Z (glTF Y) about the
+        # world origin, then whatever translation takes the object's origin
+        # from (0, 0, 1) to (1, 0, 1): glTF translation (1, 0, 0)
+        for got, want in zip(keys[-1]["translation"], [1, 0, 0]):
+            self.assertAlmostEqual(got, want, 5, msg="last pin key translation %r" % keys[-1]["translation"])
+        q = keys[-1]["rotation"]
+        for got, want in zip(q, [0, math.sin(math.pi / 4), 0, math.cos(math.pi / 4)]):
+            self.assertAlmostEqual(abs(got), abs(want), 5, msg="last pin key rotation %r" % q)
+        # the cache plays back the fake's world positions at every frame
+        _, _, _, samples = read_pc2_world(os.path.join(folder, "cloth.pc2"))
+        for fr in (1, 5, 10):
+            verts = evaluated(cloth, fr)[0]
+            for i, (v, w) in enumerate(zip(verts, samples[fr - 1])):
+                self.assertLess((v - Vector(w)).length, 1e-4, "frame %d vertex %d plays at %r, drape wrote %r"
+                                % (fr, i, tuple(v), w))
+
+
 class RealTests(Base):
     """Bakes with the real drape binary and checks the physics."""
 
@@ -506,6 +562,35 @@ class RealTests(Base):
               % (max((verts[i] - before[0][i]).length for i in top), inside, radius, pushed))
         self.assertGreater(pushed, 0.1, "the pusher did not push the curtain (max y %.3f)" % pushed)
         self.assertLess(min(v.z for v in verts), 1.5, "curtain above its pins")
+
+    def test_cape_rides_on_moving_object(self):
+        """A cloth pinned along its top edge whose object moves 0.5 m sideways
+        over 24 frames: the pins ride along exactly, and the hanging cloth is
+        dragged after them."""
+        path = os.path.join(ARGS.work, "cape.blend")
+        bpy.ops.wm.save_as_mainfile(filepath=path)
+        cloth = make_cloth(n=12, size=0.6, location=(0, 0, 1.0), rotation=(math.pi / 2, 0, 0), name="Cape")
+        bpy.context.scene.frame_set(1)
+        top = [v.index for v in cloth.data.vertices if (cloth.matrix_world @ v.co).z > 1.29]
+        self.assertEqual(len(top), 13, "top row of the cape")
+        g = cloth.vertex_groups.new(name="Pins")
+        g.add(top, 1.0, 'REPLACE')
+        cloth.drape.pin_group = "Pins"
+        cloth.keyframe_insert("location", frame=1)
+        cloth.location = (0.5, 0, 1.0)
+        cloth.keyframe_insert("location", frame=24)
+        sc = bpy.context.scene
+        sc.frame_start, sc.frame_end = 1, 24
+        before = evaluated(cloth, 1)[0]
+        activate(cloth)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        verts = evaluated(cloth, 24)[0]
+        moved = max((verts[i] - before[i] - Vector((0.5, 0, 0))).length for i in top)
+        low = min(range(len(verts)), key=lambda i: verts[i].z)
+        print("cape on a moving object, frame 24: pins off their ride by <= %.2g m, lowest vertex moved %.3f m in x"
+              % (moved, verts[low].x - before[low].x))
+        self.assertLess(moved, 1e-3, "pinned vertices did not ride 0.5 m along with the object")
+        self.assertGreater(verts[low].x - before[low].x, 0.2, "the cape's hem was not dragged along")
 
 
 def main():
