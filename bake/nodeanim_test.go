@@ -7,6 +7,8 @@ import (
 
 	"github.com/qmuntal/gltf"
 	"github.com/qmuntal/gltf/modeler"
+
+	"github.com/drape-sim/drape/internal/testtool"
 )
 
 // writeRisingBall writes a GLB with a 0.6 m cloth (13 x 13 vertices) at
@@ -45,8 +47,14 @@ func writeRisingBall(t *testing.T, animate bool) string {
 	doc.Scenes[0].Nodes = []int{0, 1}
 	if animate {
 		acc := func(data any) int { return modeler.WriteAccessor(doc, gltf.TargetNone, data) }
+		// times: an animation input accessor must carry its min and max
+		times := func(ts ...float32) int {
+			i := acc(ts)
+			doc.Accessors[i].Min, doc.Accessors[i].Max = []float64{float64(ts[0])}, []float64{float64(ts[len(ts)-1])}
+			return i
+		}
 		doc.Animations = []*gltf.Animation{{Name: "Rise",
-			Samplers: []*gltf.AnimationSampler{{Input: acc([]float32{0, 1}), Output: acc([][3]float32{{0, -0.5, 0}, {0, 0.5, 0}})}},
+			Samplers: []*gltf.AnimationSampler{{Input: times(0, 1), Output: acc([][3]float32{{0, -0.5, 0}, {0, 0.5, 0}})}},
 			Channels: []*gltf.AnimationChannel{{Sampler: 0, Target: gltf.AnimationChannelTarget{Node: gltf.Index(1), Path: gltf.TRSTranslation}}},
 		}}
 	}
@@ -67,7 +75,8 @@ func TestAnimatedNodeColliderLiftsCloth(t *testing.T) {
 		sc := DefaultScene()
 		sc.Input = writeRisingBall(t, animate)
 		sc.Frames = 25
-		sc.Output = []string{filepath.Join(t.TempDir(), "out.pc2")}
+		glb := filepath.Join(t.TempDir(), "out.glb")
+		sc.Output = []string{filepath.Join(t.TempDir(), "out.pc2"), glb}
 		if err := sc.Validate(); err != nil {
 			t.Fatal(err)
 		}
@@ -82,6 +91,24 @@ func TestAnimatedNodeColliderLiftsCloth(t *testing.T) {
 		}
 		if !animate && rep.HighestY > -0.25 {
 			t.Errorf("still ball with a top at -0.3 m: the cloth's highest point is %.4f m, want below -0.25 m", rep.HighestY)
+		}
+		// the baked glTF keeps the ball's animation beside the cloth's, so
+		// an engine plays both
+		doc, err := gltf.Open(glb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, a := range doc.Animations {
+			names = append(names, a.Name)
+		}
+		if want := map[bool]int{true: 2, false: 1}[animate]; len(names) != want || animate && names[0] != "Rise" {
+			t.Errorf("baked glTF animations %q, want %d (the input's Rise kept)", names, want)
+		}
+		if animate {
+			if v := testtool.Validate(t, glb); v.Info.AnimationCount != 2 {
+				t.Errorf("glTF validator counts %d animations, want 2", v.Info.AnimationCount)
+			}
 		}
 		if rep.MaxPenetration > 0.1*rep.Thickness {
 			t.Errorf("max penetration %.2f mm, want at most a tenth of the thickness %.2f mm", 1000*rep.MaxPenetration, 1000*rep.Thickness)

@@ -45,6 +45,12 @@ func writeAnimatedColliders(t testing.TB, broken bool) string {
 	}
 	doc.Scenes[0].Nodes = []int{0, 1, 3}
 	acc := func(data any) int { return modeler.WriteAccessor(doc, gltf.TargetNone, data) }
+	// times: an animation input accessor must carry its min and max
+	times := func(ts ...float32) int {
+		i := acc(ts)
+		doc.Accessors[i].Min, doc.Accessors[i].Max = []float64{float64(ts[0])}, []float64{float64(ts[len(ts)-1])}
+		return i
+	}
 	ballOut := [][3]float32{{0, 0, 0}, {1, 0, 0}}
 	if broken {
 		ballOut = ballOut[:1]
@@ -52,8 +58,8 @@ func writeAnimatedColliders(t testing.TB, broken bool) string {
 	doc.Animations = []*gltf.Animation{
 		{Name: "Walk",
 			Samplers: []*gltf.AnimationSampler{
-				{Input: acc([]float32{0, 1}), Output: acc(ballOut)},
-				{Input: acc([]float32{0, 2}), Output: acc([][3]float32{{0, 0, 0}, {0, 0, 0}, {2, 0, 0}, {0, 0, 0}, {1, 0, 0}, {0, 0, 0}}),
+				{Input: times(0, 1), Output: acc(ballOut)},
+				{Input: times(0, 2), Output: acc([][3]float32{{0, 0, 0}, {0, 0, 0}, {2, 0, 0}, {0, 0, 0}, {1, 0, 0}, {0, 0, 0}}),
 					Interpolation: gltf.InterpolationCubicSpline},
 			},
 			Channels: []*gltf.AnimationChannel{
@@ -61,7 +67,7 @@ func writeAnimatedColliders(t testing.TB, broken bool) string {
 				{Sampler: 1, Target: gltf.AnimationChannelTarget{Node: gltf.Index(3), Path: gltf.TRSTranslation}},
 			}},
 		{Name: "Turn",
-			Samplers: []*gltf.AnimationSampler{{Input: acc([]float32{0, 2}), Output: acc([][4]float32{{0, 0, 0, 1}, {0, 1, 0, 0}})}},
+			Samplers: []*gltf.AnimationSampler{{Input: times(0, 2), Output: acc([][4]float32{{0, 0, 0, 1}, {0, 1, 0, 0}})}},
 			Channels: []*gltf.AnimationChannel{{Sampler: 0, Target: gltf.AnimationChannelTarget{Node: gltf.Index(1), Path: gltf.TRSRotation}}}},
 	}
 	path := filepath.Join(t.TempDir(), "animated.glb")
