@@ -56,8 +56,24 @@ type InspectReport struct {
 	Extent [3]float64 `json:"extent"`
 	// SurfaceArea is the total area of the welded triangles [m²].
 	SurfaceArea float64 `json:"surface_area"`
+	// Colliders are the glTF nodes marked as colliders (docs/scene.md),
+	// which a bake of the file uses as colliders rather than as cloth.
+	Colliders []InspectCollider `json:"colliders,omitempty"`
 	// Warnings are the reader's warnings plus topology remarks.
 	Warnings []string `json:"warnings"`
+}
+
+// InspectCollider is one collider node of a glTF file.
+type InspectCollider struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	// Animation names the file's animation the node follows ("" for a
+	// still node); its motion is sampled at Samples times from Start to
+	// End [s].
+	Animation string  `json:"animation,omitempty"`
+	Samples   int     `json:"samples,omitempty"`
+	Start     float64 `json:"start_s,omitempty"`
+	End       float64 `json:"end_s,omitempty"`
 }
 
 // PieceStats is the topology of one connected piece.
@@ -107,6 +123,13 @@ func Inspect(path string, opt meshio.ReadOptions, wopt meshio.WeldOptions) (*Ins
 		WeldTolerance:     round9(w.Tolerance),
 		Pieces:            tp.Pieces,
 		Warnings:          append([]string{}, m.Warnings...),
+	}
+	for _, c := range m.Colliders {
+		ic := InspectCollider{Name: c.Name, Kind: c.Kind, Animation: c.Animation, Samples: len(c.Motion)}
+		if n := len(c.Motion); n > 0 {
+			ic.Start, ic.End = round9(c.Motion[0].Time), round9(c.Motion[n-1].Time)
+		}
+		r.Colliders = append(r.Colliders, ic)
 	}
 	lo, hi := m.Bounds()
 	r.BBoxMin, r.BBoxMax, r.Extent = round3(lo), round3(hi), round3(hi.Sub(lo))
@@ -194,6 +217,13 @@ func (r *InspectReport) WriteText(w io.Writer) {
 	fmt.Fprintf(&b, "bounding box:       [%.4g, %.4g, %.4g] .. [%.4g, %.4g, %.4g] m\n", r.BBoxMin[0], r.BBoxMin[1], r.BBoxMin[2], r.BBoxMax[0], r.BBoxMax[1], r.BBoxMax[2])
 	fmt.Fprintf(&b, "extent:             %.4g x %.4g x %.4g m\n", r.Extent[0], r.Extent[1], r.Extent[2])
 	fmt.Fprintf(&b, "surface area:       %.4g m²\n", r.SurfaceArea)
+	for _, c := range r.Colliders {
+		motion := "still"
+		if c.Animation != "" {
+			motion = fmt.Sprintf("animation %q, %.4g..%.4g s (%d samples)", c.Animation, c.Start, c.End, c.Samples)
+		}
+		fmt.Fprintf(&b, "collider node:      %s (%s), %s\n", c.Name, c.Kind, motion)
+	}
 	for _, s := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", s)
 	}

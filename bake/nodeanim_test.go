@@ -3,12 +3,14 @@ package bake
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/qmuntal/gltf"
 	"github.com/qmuntal/gltf/modeler"
 
 	"github.com/drape-sim/drape/internal/testtool"
+	"github.com/drape-sim/drape/meshio"
 )
 
 // writeRisingBall writes a GLB with a 0.6 m cloth (13 x 13 vertices) at
@@ -112,6 +114,33 @@ func TestAnimatedNodeColliderLiftsCloth(t *testing.T) {
 		}
 		if rep.MaxPenetration > 0.1*rep.Thickness {
 			t.Errorf("max penetration %.2f mm, want at most a tenth of the thickness %.2f mm", 1000*rep.MaxPenetration, 1000*rep.Thickness)
+		}
+	}
+}
+
+// TestInspectListsColliderNodes: drape inspect names a file's collider
+// nodes and the animation each follows.
+func TestInspectListsColliderNodes(t *testing.T) {
+	for _, animate := range []bool{true, false} {
+		r, err := Inspect(writeRisingBall(t, animate), meshio.DefaultReadOptions(), meshio.DefaultWeldOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := InspectCollider{Name: "COL_sphere_ball", Kind: "sphere"}
+		if animate {
+			want.Animation, want.Samples, want.End = "Rise", 241, 1
+		}
+		if len(r.Colliders) != 1 || r.Colliders[0] != want {
+			t.Fatalf("animated %v: colliders %+v, want [%+v]", animate, r.Colliders, want)
+		}
+		var b strings.Builder
+		r.WriteText(&b)
+		line := "collider node:      COL_sphere_ball (sphere), still"
+		if animate {
+			line = `collider node:      COL_sphere_ball (sphere), animation "Rise", 0..1 s (241 samples)`
+		}
+		if !strings.Contains(b.String(), line) {
+			t.Errorf("inspect text lacks %q:\n%s", line, b.String())
 		}
 	}
 }
