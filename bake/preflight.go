@@ -35,8 +35,15 @@ func preflight(j *Job) string {
 				inside, ci, j.colliderNames[ci], 1000*deepest, at, fmt3(j.Welded.Positions[at])))
 		}
 	}
-	if n := solver.SelfIntersections(j.Welded.Positions, j.Welded.Triangles); n > 0 {
-		msgs = append(msgs, fmt.Sprintf("%d pairs of cloth triangles intersect in the input mesh; self-collision cannot separate them", n))
+	if pairs := solver.SelfIntersectingPairs(j.Welded.Positions, j.Welded.Triangles); len(pairs) > 0 {
+		pos, t := j.Welded.Positions, j.Welded.Triangles[pairs[0][0]]
+		at := pos[t[0]].Add(pos[t[1]]).Add(pos[t[2]]).Scale(1.0 / 3)
+		what := "the bake leaves them crossed"
+		if j.Params.SelfCollision {
+			what = "self-collision cannot separate them"
+		}
+		msgs = append(msgs, fmt.Sprintf("%d pairs of cloth triangles intersect in the input mesh, the first near %s; %s (fix the mesh there: the surfaces must not pass through each other)",
+			len(pairs), fmt3(at), what))
 	}
 	out := ""
 	for i, m := range msgs {

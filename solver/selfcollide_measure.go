@@ -1,7 +1,9 @@
 package solver
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/drape-sim/drape/internal/vec"
@@ -13,9 +15,15 @@ import (
 // the triangles' bounding boxes, so the cost is near linear for cloth. It is
 // the measure behind the self-collision tests and the bake report.
 func SelfIntersections(pos []vec.Vec3, tris [][3]int32) int {
+	return len(SelfIntersectingPairs(pos, tris))
+}
+
+// SelfIntersectingPairs returns the pairs of triangles SelfIntersections
+// counts, each as (lower index, higher index), in increasing order.
+func SelfIntersectingPairs(pos []vec.Vec3, tris [][3]int32) [][2]int32 {
 	n := len(tris)
 	if n < 2 {
-		return 0
+		return nil
 	}
 	// cell size: the mean triangle bounding-box extent
 	lo := make([]vec.Vec3, n)
@@ -29,7 +37,7 @@ func SelfIntersections(pos []vec.Vec3, tris [][3]int32) int {
 	}
 	cell := ext / float64(n)
 	if !(cell > 0) || math.IsInf(cell, 0) {
-		return 0
+		return nil
 	}
 	type entry struct {
 		key uint64
@@ -63,7 +71,7 @@ func SelfIntersections(pos []vec.Vec3, tris [][3]int32) int {
 		return entries[a].tri < entries[b].tri
 	})
 	seen := map[[2]int32]bool{}
-	count := 0
+	var pairs [][2]int32
 	test := func(i, j int32) {
 		if i == j {
 			return
@@ -80,7 +88,7 @@ func SelfIntersections(pos []vec.Vec3, tris [][3]int32) int {
 		}
 		seen[k] = true
 		if trianglesIntersect(pos, tris[i], tris[j]) {
-			count++
+			pairs = append(pairs, k)
 		}
 	}
 	for _, i := range big {
@@ -100,7 +108,13 @@ func SelfIntersections(pos []vec.Vec3, tris [][3]int32) int {
 		}
 		s = e
 	}
-	return count
+	slices.SortFunc(pairs, func(a, b [2]int32) int {
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		return cmp.Compare(a[1], b[1])
+	})
+	return pairs
 }
 
 func boxesOverlap(alo, ahi, blo, bhi vec.Vec3) bool {
