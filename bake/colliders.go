@@ -186,10 +186,15 @@ func colliderShape(sc *Scene, key string, cs ColliderSpec) (sdf.SDF, error) {
 
 // meshCollider reads and welds a closed mesh file into a signed-distance
 // collider, in the scene's units and axes unless the collider sets its own.
+// With a cache (a PC2 of the file's vertices per frame) it is a deforming
+// collider (sdf.MeshSequence).
 func meshCollider(sc *Scene, key string, cs ColliderSpec) (sdf.SDF, error) {
-	_, w, err := readColliderMesh(sc, key, cs)
+	m, w, err := readColliderMesh(sc, key, cs)
 	if err != nil {
 		return nil, err
+	}
+	if cs.Cache != "" {
+		return meshSequence(sc, key, cs, m, w)
 	}
 	s, err := sdf.NewMesh(w.Positions, w.Triangles)
 	if err != nil {
@@ -225,4 +230,69 @@ func readColliderMesh(sc *Scene, key string, cs ColliderSpec) (*meshio.Mesh, *me
 		return nil, nil, badInput(fmt.Errorf("%s: %s: %w", key, path, err), "")
 	}
 	return m, w, nil
+}
+
+// meshSequence makes the deforming collider of a mesh collider with a
+// cache: sample k of the PC2 holds the mesh file's vertices (in the file's
+// own order: OBJ v lines, glTF render vertices) at time k/fps, in the same
+// axes and units as the file.
+func meshSequence(sc *Scene, key string, cs ColliderSpec, m *meshio.Mesh, w *meshio.Welded) (sdf.SDF, error) {
+	path := sc.Resolve(cs.Cache)
+	pc, err := meshio.ReadPC2File(path)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("%s.cache: %w", key, err), "")
+	}
+	if n := len(pc.Frames[0]); n != m.SourceVertices {
+		return nil, badInput(fmt.Errorf("%s.cache: %s holds %d points, %s has %d vertices", key, path, n, sc.Resolve(cs.Path), m.SourceVertices),
+			"write the cache from the same mesh, every vertex in the file's order (OBJ: its v lines)")
+	}
+	scale := sc.Scale
+	if cs.Scale > 0 {
+		scale = cs.Scale
+	}
+	up := sc.Up
+	if cs.Up != "" {
+		up = cs.Up
+	}
+	zUp := up == "z" && (m.Format == meshio.FormatOBJ || m.Format == meshio.FormatSTL)
+	// each welded vertex takes the cache point of its first render vertex
+	src := make([]int32, len(w.Positions))
+	for i := range src {
+		src[i] = -1
+	}
+	r := 0
+	for _, p := range m.Primitives {
+		if len(p.Source) != len(p.Positions) {
+			return nil, badInput(fmt.Errorf("%s.cache: %s does not number its vertices for a cache", key, sc.Resolve(cs.Path)),
+				"give a mesh collider with a cache as OBJ")
+		}
+		for _, sv := range p.Source {
+			if s := w.RenderToSim[r]; src[s] < 0 {
+				src[s] = sv
+			}
+			r++
+		}
+	}
+	frames := make([][]vec.Vec3, len(pc.Frames))
+	for k, f := range pc.Frames {
+		pos := make([]vec.Vec3, len(w.Positions))
+		for i, sv := range src {
+			if sv < 0 || int(sv) >= len(f) {
+				return nil, badInput(fmt.Errorf("%s.cache: %s: welded vertex %d has no point in the cache", key, path, i),
+					"write the cache from the same mesh file")
+			}
+			q := f[sv]
+			if zUp {
+				q = vec.Vec3{X: q.X, Y: q.Z, Z: -q.Y}
+			}
+			pos[i] = q.Scale(scale)
+		}
+		frames[k] = pos
+	}
+	seq, err := sdf.NewMeshSequence(w.Triangles, frames, 1/sc.FPS)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("%s: %s with cache %s: %w", key, sc.Resolve(cs.Path), path, err),
+			"a mesh collider must stay closed and manifold in every frame of its cache, with no triangle collapsed to zero area")
+	}
+	return seq, nil
 }

@@ -114,6 +114,7 @@ type ColliderSpec struct {
 	Half      *[3]float64 `json:"half,omitempty"`
 	Rounding  float64     `json:"rounding,omitempty"`
 	Path      string      `json:"path,omitempty"`
+	Cache     string      `json:"cache,omitempty"`
 	Up        string      `json:"up,omitempty"`
 	Scale     float64     `json:"scale,omitempty"`
 	Friction  *float64    `json:"friction,omitempty"`
@@ -606,6 +607,9 @@ func (c *ColliderSpec) validate(s *Scene, key string) error {
 		}
 		if err == nil && (c.Scale < 0 || !finite(c.Scale)) {
 			err = s.rangeError(key+".scale", c.Scale, "must be > 0 (0 = the scene's scale)")
+		}
+		if err == nil && c.Cache != "" && len(c.Keys) > 0 {
+			err = s.rangeError(key+".keys", len(c.Keys), "a mesh collider with a cache moves by its cache: remove keys, or bake the motion into the cache")
 		}
 	case "":
 		err = s.rangeError(key+".type", `""`, "required: sphere, capsule, cone, plane, box or mesh")

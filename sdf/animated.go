@@ -67,12 +67,13 @@ type Pose struct {
 	Time float64
 
 	moving    bool
-	origin    vec.Vec3 // translation at Time [m]
-	linVel    vec.Vec3 // d translation / dt [m/s]
-	omega     vec.Vec3 // world angular velocity [rad/s]
-	rot       vec.Quat // rotation at Time
-	scaleRate vec.Vec3 // (d scale / dt) / scale [1/s]
-	scaling   bool     // scaleRate != 0
+	origin    vec.Vec3     // translation at Time [m]
+	linVel    vec.Vec3     // d translation / dt [m/s]
+	omega     vec.Vec3     // world angular velocity [rad/s]
+	rot       vec.Quat     // rotation at Time
+	scaleRate vec.Vec3     // (d scale / dt) / scale [1/s]
+	scaling   bool         // scaleRate != 0
+	mover     surfaceMover // a TimeVarying shape's surface at Time, or nil
 }
 
 // At returns the pose at time t [s]. It allocates; the solver's hot path
@@ -92,9 +93,19 @@ func (a *Animated) PoseAt(t float64, dst *Pose) error {
 	dst.moving, dst.scaling = false, false
 	dst.origin, dst.linVel, dst.omega, dst.scaleRate = vec.Vec3{}, vec.Vec3{}, vec.Vec3{}, vec.Vec3{}
 	dst.rot = vec.QuatIdentity()
+	dst.mover = nil
+	shape := a.Shape
+	if tv, ok := shape.(TimeVarying); ok {
+		s, err := tv.ShapeAt(t)
+		if err != nil {
+			return err
+		}
+		shape = s
+		dst.mover, _ = s.(surfaceMover)
+	}
 	n := len(a.Keys)
 	if n == 0 {
-		return dst.Set(a.Shape, vec.Identity())
+		return dst.Set(shape, vec.Identity())
 	}
 	// i: the last key at or before t (-1 before the first key).
 	i := sort.Search(n, func(j int) bool { return a.Keys[j].Time > t }) - 1
@@ -105,7 +116,7 @@ func (a *Animated) PoseAt(t float64, dst *Pose) error {
 		}
 		q := k.Rotation.Normalize()
 		dst.origin, dst.rot = k.Translation, q
-		return dst.Set(a.Shape, vec.TRS(k.Translation, q, k.Scale))
+		return dst.Set(shape, vec.TRS(k.Translation, q, k.Scale))
 	}
 	k0, k1 := a.Keys[i], a.Keys[i+1]
 	dt := k1.Time - k0.Time
@@ -133,7 +144,7 @@ func (a *Animated) PoseAt(t float64, dst *Pose) error {
 	dst.scaleRate = vec.Vec3{X: ds.X / sc.X, Y: ds.Y / sc.Y, Z: ds.Z / sc.Z}
 	dst.scaling = ds != vec.Vec3{}
 	dst.moving = true
-	return dst.Set(a.Shape, vec.TRS(tr, q, sc))
+	return dst.Set(shape, vec.TRS(tr, q, sc))
 }
 
 // Velocity returns the velocity [m/s] at time t [s] of the point of the
@@ -149,13 +160,19 @@ func (a *Animated) Velocity(p vec.Vec3, t float64) vec.Vec3 {
 
 // Velocity returns the velocity [m/s] of the point of the shape at p [m]:
 // the exact time derivative of the keyframed motion, v = T' + ω × (p - T) +
-// R((S'/S) ∘ R⁻¹(p - T)). At a key it is the derivative of the following
-// segment; it is zero outside the key range and for a static shape. For
-// friction, evaluate it at the cloth vertex (or its projection onto the
-// surface).
+// R((S'/S) ∘ R⁻¹(p - T)), plus the normal velocity of the surface near p
+// of a shape that changes on its own (TimeVarying). At a key it is the
+// derivative of the following segment; it is zero outside the key range
+// and for a static shape. For friction, evaluate it at the cloth vertex
+// (or its projection onto the surface).
 func (ps *Pose) Velocity(p vec.Vec3) vec.Vec3 {
+	var own vec.Vec3
+	if ps.mover != nil {
+		// the shape's own surface motion, carried by the keyed transform
+		own = ps.Matrix().MulDir(ps.mover.SurfaceVelocity(ps.inv.MulPoint(p)))
+	}
 	if !ps.moving {
-		return vec.Vec3{}
+		return own
 	}
 	r := p.Sub(ps.origin)
 	v := ps.linVel.Add(ps.omega.Cross(r))
@@ -164,7 +181,7 @@ func (ps *Pose) Velocity(p vec.Vec3) vec.Vec3 {
 		inv := vec.Quat{X: -q.X, Y: -q.Y, Z: -q.Z, W: q.W}
 		v = v.Add(q.Rotate(inv.Rotate(r).Mul(ps.scaleRate)))
 	}
-	return v
+	return v.Add(own)
 }
 
 // Transform returns the pose matrix at time t [s] (identity with no keys).

@@ -64,8 +64,11 @@ func (c *collision) prepare(t float64) {
 	c.cost = 1
 	for i := range cs {
 		col := &cs[i]
-		if _, ok := col.Shape.(*sdf.Mesh); ok {
+		switch col.Shape.(type) {
+		case *sdf.Mesh:
 			c.cost += meshCost
+		case *sdf.MeshSequence:
+			c.cost += 2 * meshCost // two samples' meshes between frames
 		}
 		c.live[i] = col.PoseAt(t, &c.poses[i]) == nil
 		c.h[i] = p.Thickness

@@ -199,7 +199,7 @@ func (sl *sleeper) begin(m *Model, s *State, f *Frame) (all bool) {
 }
 
 // sameColliders reports whether cs are the colliders of the last frame,
-// none of them keyframed.
+// none of them keyframed or changing on its own (sdf.TimeVarying).
 func (sl *sleeper) sameColliders(cs []sdf.Collider) bool {
 	if len(cs) != len(sl.colliders) {
 		return false
@@ -213,6 +213,9 @@ func (sl *sleeper) sameColliders(cs []sdf.Collider) bool {
 		// shapes of an incomparable type cannot be told apart: assume
 		// they changed
 		if a.Shape == nil || b.Shape == nil || !reflect.TypeOf(a.Shape).Comparable() || a.Shape != b.Shape {
+			return false
+		}
+		if _, ok := a.Shape.(sdf.TimeVarying); ok {
 			return false
 		}
 	}
