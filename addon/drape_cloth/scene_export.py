@@ -367,14 +367,14 @@ def _local_coords(obj, depsgraph):
 
 
 def deforming_colliders(context, objs, start, end):
-    """Returns a warning for each collider in objs whose evaluated mesh
+    """Returns {name: (largest movement [m] or inf for a changing vertex
+    count, its frame)} for each collider in objs whose evaluated mesh
     changes shape between frames start and end (an armature, animated shape
-    keys or modifiers): drape moves colliders rigidly, so such a collider
-    keeps its shape at start. Only objects with modifiers or shape keys are
+    keys or modifiers). Only objects with modifiers or shape keys are
     sampled, at DEFORM_SAMPLES frames; the current frame is restored."""
     cands = [o for o in objs if o.type == 'MESH' and (len(o.modifiers) > 0 or o.data.shape_keys is not None)]
     if not cands or end <= start:
-        return []
+        return {}
     scene = context.scene
     cur, sub = scene.frame_current, scene.frame_subframe
     frames = sorted({start + round(k * (end - start) / (DEFORM_SAMPLES - 1)) for k in range(DEFORM_SAMPLES)})
@@ -399,16 +399,62 @@ def deforming_colliders(context, objs, start, end):
                 worst[o.name] = max(worst.get(o.name, (0, f)), (d, f))
     finally:
         scene.frame_set(cur, subframe=sub)
-    out = []
+    out = {}
     for o in cands:
         d, f = worst.get(o.name, (0, start))
         size = max(o.dimensions) if max(o.dimensions) > 0 else 1.0
         if d > DEFORM_TOL * size:
-            moved = "changes its vertex count" if d == float("inf") else "moves its surface %.3g m" % d
-            out.append("collider %r deforms during the bake (frame %d %s from frame %d): drape moves colliders "
-                       "as rigid shapes, so it keeps the shape of frame %d. Fix: for moving limbs, parent capsule "
-                       "or sphere colliders to the bones" % (o.name, f, moved, start, start))
+            out[o.name] = (d, f)
     return out
+
+
+def deform_warning(obj, d, f, start):
+    """The warning for a collider that deforms but cannot follow it."""
+    moved = "changes its vertex count" if d == float("inf") else "moves its surface %.3g m" % d
+    if d == float("inf"):
+        fix = "keep its vertex count constant (apply or drop the modifier that changes it)"
+    else:
+        fix = "set its shape to Mesh, which follows the deformation, or parent capsule or sphere colliders to the bones"
+    return ("collider %r deforms during the bake (frame %d %s from frame %d): as a %s drape moves it as a rigid "
+            "shape, so it keeps the shape of frame %d. Fix: %s"
+            % (obj.name, f, moved, start, obj.drape.collider_shape.lower(), start, fix))
+
+
+def write_collider_cache(context, obj, start, end, path):
+    """Writes obj's evaluated mesh in world space (glTF axes) at every frame
+    start..end as a PC2 point cache (sample k = frame start + k), in the
+    vertex order of its OBJ, restoring the current frame. Raises
+    ExportError when the vertex count changes."""
+    import struct
+    import numpy as np
+    scene = context.scene
+    cur, sub = scene.frame_current, scene.frame_subframe
+    samples = []
+    try:
+        for f in range(start, end + 1):
+            scene.frame_set(f)
+            dg = context.evaluated_depsgraph_get()
+            oe = obj.evaluated_get(dg)
+            me = oe.to_mesh()
+            try:
+                co = np.empty(3 * len(me.vertices), dtype=np.float64)
+                me.vertices.foreach_get("co", co)
+            finally:
+                oe.to_mesh_clear()
+            if samples and len(co) != len(samples[0]):
+                raise ExportError("collider %r has %d vertices at frame %d and %d at frame %d: a mesh collider must "
+                                  "keep its vertex count. Fix: apply or drop the modifier that changes it"
+                                  % (obj.name, len(samples[0]) // 3, start, len(co) // 3, f))
+            m = np.array([list(r) for r in obj.matrix_world], dtype=np.float64)
+            p = co.reshape(-1, 3) @ m[:3, :3].T + m[:3, 3]
+            samples.append(np.stack([p[:, 0], p[:, 2], -p[:, 1]], axis=1).ravel())  # glTF axes
+    finally:
+        scene.frame_set(cur, subframe=sub)
+    n = len(samples[0]) // 3
+    with open(path, "wb") as fh:
+        fh.write(b"POINTCACHE2\0" + struct.pack("<iiffi", 1, n, 0.0, 1.0, len(samples)))
+        for s in samples:
+            s.astype("<f4").tofile(fh)
 
 
 def _same(ms, tol=1e-6):
@@ -416,9 +462,11 @@ def _same(ms, tol=1e-6):
     return all(all(abs(m[i][j] - m0[i][j]) <= tol for i in range(4) for j in range(4)) for m in ms[1:])
 
 
-def export_collider(context, depsgraph, obj, mats, start, fps, folder):
+def export_collider(context, depsgraph, obj, mats, start, end, fps, folder, deforms=False):
     """Returns the drape collider dict of obj, writing a mesh collider's OBJ
-    into folder. mats are obj's world matrices per baked frame."""
+    into folder. mats are obj's world matrices per baked frame. A mesh
+    collider that deforms gets its world positions per frame as a point
+    cache ("cache") instead of keys."""
     s = obj.drape
     obj_eval = obj.evaluated_get(depsgraph)
     loc0, rot0, scale0 = _decompose(mats[0])
@@ -427,7 +475,14 @@ def export_collider(context, depsgraph, obj, mats, start, fps, folder):
     fit = fit_shape(obj, obj_eval, s.collider_shape, scale0)
     animated = not _same(mats)
     out = None
-    if fit["type"] == "mesh":
+    if fit["type"] == "mesh" and deforms:
+        name = "collider_%s.obj" % cache_key(obj.name)
+        _write_points_obj(os.path.join(folder, name), obj, obj_eval, lambda co: mats[0] @ co)
+        pc2 = "collider_%s.pc2" % cache_key(obj.name)
+        write_collider_cache(context, obj, start, end, os.path.join(folder, pc2))
+        out = {"type": "mesh", "path": name, "up": "y", "cache": pc2}
+        animated = False
+    elif fit["type"] == "mesh":
         name = "collider_%s.obj" % cache_key(obj.name)
         if animated:
             _write_points_obj(os.path.join(folder, name), obj, obj_eval,
@@ -492,10 +547,11 @@ def export(context, obj, folder, warnings=None):
     cloth_mats = mats.pop(obj.name)
     if len(cloth_mats) == 1:
         cloth_mats = cloth_mats * (end - start + 1)
+    deforming = deforming_colliders(context, cols, start, end)
     if warnings is not None:
-        warnings.extend(deforming_colliders(context, cols, start, end))
-    if warnings is not None:
-        warnings.extend(deforming_colliders(context, cols, start, end))
+        for c in cols:
+            if c.name in deforming and (c.drape.collider_shape != 'MESH' or deforming[c.name][0] == float("inf")):
+                warnings.append(deform_warning(c, deforming[c.name][0], deforming[c.name][1], start))
 
     cur, sub = scene.frame_current, scene.frame_subframe
     mod = drape_modifier(obj)
@@ -513,7 +569,9 @@ def export(context, obj, folder, warnings=None):
             pin = pins(obj, me, s.pin_group) if s.pin_group else None
         finally:
             obj_eval.to_mesh_clear()
-        collider_json = [export_collider(context, depsgraph, c, mats[c.name], start, fps, folder) for c in cols]
+        collider_json = [export_collider(context, depsgraph, c, mats[c.name], start, end, fps, folder,
+                                         deforms=deforming.get(c.name, (0,))[0] not in (0, float("inf")))
+                         for c in cols]
     finally:
         if muted:
             mod.show_viewport = True

@@ -398,24 +398,31 @@ class FakeTests(Base):
         self.assertFalse(os.path.exists(cache_root()), "drape_cache folder left after freeing every bake")
 
 
-    def test_7_deforming_collider_warns(self):
-        """A collider whose mesh deforms (animated shape keys, as an armature
-        would) is named in a warning kept on the cloth until Free Bake; a
-        rigidly moving one and a still one with a modifier are not."""
+    def test_7_deforming_colliders(self):
+        """A Mesh collider whose mesh deforms (animated shape keys, as an
+        armature would) is exported with its world positions per frame as a
+        point cache; a deforming collider fitted as a sphere cannot follow
+        and is named in a warning kept on the cloth until Free Bake; a
+        rigidly moving one and a still one with a modifier are neither."""
         cloth = make_cloth(n=6)
-        bpy.ops.mesh.primitive_cube_add(size=0.5, location=(0, 0, 0))
-        blob = bpy.context.active_object
-        blob.name = "Blob"
-        blob.drape.role = 'COLLIDER'
-        blob.drape.collider_shape = 'MESH'
-        blob.shape_key_add(name="Basis")
-        grow = blob.shape_key_add(name="Grow")
-        for d in grow.data:
-            d.co *= 1.5
-        grow.value = 0.0
-        grow.keyframe_insert("value", frame=1)
-        grow.value = 1.0
-        grow.keyframe_insert("value", frame=10)
+
+        def grower(name, shape, location):
+            bpy.ops.mesh.primitive_cube_add(size=0.5, location=location)
+            o = bpy.context.active_object
+            o.name = name
+            o.drape.role = 'COLLIDER'
+            o.drape.collider_shape = shape
+            o.shape_key_add(name="Basis")
+            grow = o.shape_key_add(name="Grow")
+            for d in grow.data:
+                d.co *= 1.5
+            grow.value = 0.0
+            grow.keyframe_insert("value", frame=1)
+            grow.value = 1.0
+            grow.keyframe_insert("value", frame=10)
+            return o
+        grower("Blob", 'MESH', (0, 0, 0))
+        grower("Puff", 'SPHERE', (-2, 0, 0))
         mover = make_sphere(radius=0.2, location=(0, -1, 1), name="Mover")
         mover.keyframe_insert("location", frame=1)
         mover.location = (0, 1, 1)
@@ -433,14 +440,30 @@ class FakeTests(Base):
         self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
         w = cloth.drape.bake_warning
         print("deforming collider warning: %s" % w)
-        self.assertIn("'Blob' deforms", w)
+        self.assertIn("'Puff' deforms", w)
         self.assertIn("frame 10", w, "the warning names the frame of the largest change")
-        for name in ("Mover", "Crate"):
-            self.assertNotIn(name, w, "%s does not deform, but the warning names it" % name)
+        self.assertIn("set its shape to Mesh", w, "the warning names the fix")
+        for name in ("Blob", "Mover", "Crate"):
+            self.assertNotIn(name, w, "the warning names %s" % name)
         self.assertEqual(sc.frame_current, 4, "the export did not restore the current frame")
+        folder = bpy.path.abspath(cloth.drape.cache_dir)
+        with open(os.path.join(folder, "scene.json")) as f:
+            cols = {c["name"]: c for c in json.load(f)["colliders"]}
+        blob = cols["Blob"]
+        self.assertEqual(blob["type"], "mesh")
+        self.assertNotIn("keys", blob, "a cached collider got keys")
+        n, _, _, samples = read_pc2_world(os.path.join(folder, blob["cache"]))
+        self.assertEqual((n, len(samples)), (8, 10), "Blob cache: 8 points x 10 frames")
+        # frame 10: the cube grown to half size 0.375, in glTF axes
+        for p in samples[-1]:
+            for c in p:
+                self.assertAlmostEqual(abs(c), 0.375, 5, msg="Blob at frame 10: corner %r" % (p,))
+        for p in samples[0]:
+            for c in p:
+                self.assertAlmostEqual(abs(c), 0.25, 5, msg="Blob at frame 1: corner %r" % (p,))
+        self.assertNotIn("cache", cols["Puff"], "a sphere collider got a cache")
         self.assertEqual(bpy.ops.drape.clear(), {'FINISHED'})
         self.assertEqual(cloth.drape.bake_warning, "", "Free Bake kept the warning")
-
 
     def test_8_moving_cloth_takes_its_pins_along(self):
         """A cloth object keyframed to move and turn: scene.json's pins get one
@@ -562,6 +585,41 @@ class RealTests(Base):
               % (max((verts[i] - before[0][i]).length for i in top), inside, radius, pushed))
         self.assertGreater(pushed, 0.1, "the pusher did not push the curtain (max y %.3f)" % pushed)
         self.assertLess(min(v.z for v in verts), 1.5, "curtain above its pins")
+
+    def test_cloth_on_a_rising_deforming_collider(self):
+        """A cube Mesh collider whose top a shape key raises from 0.25 m to
+        0.5 m over 24 frames: the cloth dropped on it ends on the raised top
+        (exported as a point cache, followed by drape)."""
+        path = os.path.join(ARGS.work, "rising.blend")
+        bpy.ops.wm.save_as_mainfile(filepath=path)
+        cloth = make_cloth(n=12, size=0.4, location=(0, 0, 0.35), name="Cloth")
+        bpy.ops.mesh.primitive_cube_add(size=0.5, location=(0, 0, 0))
+        box = bpy.context.active_object
+        box.name = "Riser"
+        box.drape.role = 'COLLIDER'
+        box.drape.collider_shape = 'MESH'
+        box.shape_key_add(name="Basis")
+        up = box.shape_key_add(name="Up")
+        for d in up.data:
+            if d.co.z > 0:
+                d.co.z += 0.25
+        up.value = 0.0
+        up.keyframe_insert("value", frame=1)
+        up.value = 1.0
+        up.keyframe_insert("value", frame=24)
+        sc = bpy.context.scene
+        sc.frame_start, sc.frame_end = 1, 24
+        activate(cloth)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        self.assertEqual(cloth.drape.bake_warning, "", "a Mesh collider that deforms needs no warning")
+        verts = evaluated(cloth, 24)[0]
+        top = max(v.z for v in verts)
+        inside = [v for v in verts if abs(v.x) < 0.249 and abs(v.y) < 0.249 and -0.25 < v.z < 0.499]
+        print("cloth on a rising deforming collider, frame 24: highest %.4f m (top 0.5), %d vertices inside"
+              % (top, len(inside)))
+        self.assertGreater(top, 0.5, "the cloth is not on the raised top")
+        self.assertLess(top, 0.52, "the cloth flew off the raised top")
+        self.assertEqual(inside, [], "cloth vertices inside the deforming collider")
 
     def test_cape_rides_on_moving_object(self):
         """A cloth pinned along its top edge whose object moves 0.5 m sideways
