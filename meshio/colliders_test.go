@@ -36,19 +36,9 @@ func writeClothWithColliders(t *testing.T) string {
 			idx = append(idx, a, a+3, a+1, a+1, a+3, a+4)
 		}
 	}
-	box := [][3]float32{{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1}, {-1, -1, 1}, {1, -1, 1}, {1, 1, 1}, {-1, 1, 1}}
-	boxIdx := []uint16{0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4, 3, 7, 6, 3, 6, 2, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5}
-	pos := modeler.WritePosition(doc, grid)
-	pinAcc := modeler.WriteAccessor(doc, gltf.TargetArrayBuffer, pin)
-	doc.Meshes = append(doc.Meshes, &gltf.Mesh{Name: "Cloth", Primitives: []*gltf.Primitive{{
-		Indices:    gltf.Index(modeler.WriteIndices(doc, idx)),
-		Attributes: gltf.PrimitiveAttributes{gltf.POSITION: pos, "_PIN": pinAcc},
-	}}})
-	bpos := modeler.WritePosition(doc, box)
-	doc.Meshes = append(doc.Meshes, &gltf.Mesh{Name: "Proxy", Primitives: []*gltf.Primitive{{
-		Indices:    gltf.Index(modeler.WriteIndices(doc, boxIdx)),
-		Attributes: gltf.PrimitiveAttributes{gltf.POSITION: bpos},
-	}}})
+	addMesh(doc, "Cloth", grid, idx)
+	doc.Meshes[0].Primitives[0].Attributes["_PIN"] = modeler.WriteAccessor(doc, gltf.TargetArrayBuffer, pin)
+	addMesh(doc, "Proxy", unitBox, unitBoxIdx)
 	doc.Nodes = []*gltf.Node{
 		{Name: "cloth", Mesh: gltf.Index(0)},
 		{Name: "COL_sphere_head", Mesh: gltf.Index(1), Translation: [3]float64{0, 1, 0}, Scale: [3]float64{0.25, 0.25, 0.25}},
@@ -61,6 +51,20 @@ func writeClothWithColliders(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// unitBox and unitBoxIdx are the cube [-1, 1]³, outward wound.
+var (
+	unitBox    = [][3]float32{{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1}, {-1, -1, 1}, {1, -1, 1}, {1, 1, 1}, {-1, 1, 1}}
+	unitBoxIdx = []uint16{0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4, 3, 7, 6, 3, 6, 2, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5}
+)
+
+// addMesh appends a one-primitive indexed mesh to doc.
+func addMesh(doc *gltf.Document, name string, pos [][3]float32, idx []uint16) {
+	doc.Meshes = append(doc.Meshes, &gltf.Mesh{Name: name, Primitives: []*gltf.Primitive{{
+		Indices:    gltf.Index(modeler.WriteIndices(doc, idx)),
+		Attributes: gltf.PrimitiveAttributes{gltf.POSITION: modeler.WritePosition(doc, pos)},
+	}}})
 }
 
 func TestColliderNodesAndCustomAttributes(t *testing.T) {

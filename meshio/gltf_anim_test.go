@@ -27,15 +27,8 @@ func writeAnimatedColliders(t testing.TB, broken bool) string {
 			grid = append(grid, [3]float32{float32(j) - 1, 2, float32(i) - 1})
 		}
 	}
-	idx := []uint16{0, 3, 1, 1, 3, 4, 1, 4, 2, 2, 4, 5, 3, 6, 4, 4, 6, 7, 4, 7, 5, 5, 7, 8}
-	box := [][3]float32{{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1}, {-1, -1, 1}, {1, -1, 1}, {1, 1, 1}, {-1, 1, 1}}
-	boxIdx := []uint16{0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4, 3, 7, 6, 3, 6, 2, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5}
-	doc.Meshes = []*gltf.Mesh{
-		{Name: "Cloth", Primitives: []*gltf.Primitive{{Indices: gltf.Index(modeler.WriteIndices(doc, idx)),
-			Attributes: gltf.PrimitiveAttributes{gltf.POSITION: modeler.WritePosition(doc, grid)}}}},
-		{Name: "Proxy", Primitives: []*gltf.Primitive{{Indices: gltf.Index(modeler.WriteIndices(doc, boxIdx)),
-			Attributes: gltf.PrimitiveAttributes{gltf.POSITION: modeler.WritePosition(doc, box)}}}},
-	}
+	addMesh(doc, "Cloth", grid, []uint16{0, 3, 1, 1, 3, 4, 1, 4, 2, 2, 4, 5, 3, 6, 4, 4, 6, 7, 4, 7, 5, 5, 7, 8})
+	addMesh(doc, "Proxy", unitBox, unitBoxIdx)
 	s := math.Sqrt(0.5)
 	doc.Nodes = []*gltf.Node{
 		{Name: "cloth", Mesh: gltf.Index(0)},

@@ -516,6 +516,19 @@ class RealTests(Base):
         super().setUp()
         use_binary(os.path.abspath(ARGS.drape))
 
+    def upright_pinned(self, n, size, name):
+        """Returns an upright n x n cloth of the given size in the XZ plane
+        centred 1 m up (its object rotated, so object space is not world
+        space), pinned along its top row by the group Pins, and that row."""
+        cloth = make_cloth(n=n, size=size, location=(0, 0, 1.0), rotation=(math.pi / 2, 0, 0), name=name)
+        bpy.context.scene.frame_set(1)
+        top = [v.index for v in cloth.data.vertices if (cloth.matrix_world @ v.co).z > 1 + size / 2 - 0.01]
+        self.assertEqual(len(top), n + 1, "top row of %s" % name)
+        g = cloth.vertex_groups.new(name="Pins")
+        g.add(top, 1.0, 'REPLACE')
+        cloth.drape.pin_group = "Pins"
+        return cloth, top
+
     def test_plane_over_sphere(self):
         path = os.path.join(ARGS.work, "sphere.blend")
         bpy.ops.wm.save_as_mainfile(filepath=path)
@@ -552,13 +565,7 @@ class RealTests(Base):
         path = os.path.join(ARGS.work, "curtain.blend")
         bpy.ops.wm.save_as_mainfile(filepath=path)
         # an upright curtain in the XZ plane (object rotated, so object space != world space)
-        cloth = make_cloth(n=20, size=1.0, location=(0, 0, 1.0), rotation=(math.pi / 2, 0, 0), name="Curtain")
-        bpy.context.scene.frame_set(1)
-        top = [v.index for v in cloth.data.vertices if (cloth.matrix_world @ v.co).z > 1.49]
-        self.assertEqual(len(top), 21, "top row of the curtain")
-        g = cloth.vertex_groups.new(name="Pins")
-        g.add(top, 1.0, 'REPLACE')
-        cloth.drape.pin_group = "Pins"
+        cloth, top = self.upright_pinned(20, 1.0, "Curtain")
         radius = 0.2
         ball = make_sphere(radius=radius, location=(0, -0.6, 0.9), name="Pusher")
         ball.keyframe_insert("location", frame=1)
@@ -627,13 +634,7 @@ class RealTests(Base):
         dragged after them."""
         path = os.path.join(ARGS.work, "cape.blend")
         bpy.ops.wm.save_as_mainfile(filepath=path)
-        cloth = make_cloth(n=12, size=0.6, location=(0, 0, 1.0), rotation=(math.pi / 2, 0, 0), name="Cape")
-        bpy.context.scene.frame_set(1)
-        top = [v.index for v in cloth.data.vertices if (cloth.matrix_world @ v.co).z > 1.29]
-        self.assertEqual(len(top), 13, "top row of the cape")
-        g = cloth.vertex_groups.new(name="Pins")
-        g.add(top, 1.0, 'REPLACE')
-        cloth.drape.pin_group = "Pins"
+        cloth, top = self.upright_pinned(12, 0.6, "Cape")
         cloth.keyframe_insert("location", frame=1)
         cloth.location = (0.5, 0, 1.0)
         cloth.keyframe_insert("location", frame=24)
