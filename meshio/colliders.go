@@ -163,5 +163,10 @@ func (r *gltfReader) colliderNodes() ([]ColliderNode, map[int]bool, []string, er
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	for _, c := range out {
+		if n := doc.Nodes[c.Node]; n.Skin != nil && c.Kind != "plane" {
+			warnings = append(warnings, fmt.Sprintf("collider node %q is skinned: drape uses its mesh in its bind pose, without the skeleton's deformation; to follow it, bake the mesh per frame into a point cache (a mesh collider's \"cache\" in the scene file) or mark capsules parented to the bones as colliders", c.Name))
+		}
+	}
 	return out, marked, warnings, nil
 }

@@ -17,7 +17,8 @@ import (
 // collider at the root. Animation "Walk" moves the ball from x = 0 to 1
 // over 1 s (LINEAR) and the box along a cubic spline from x = 0 to 1 over
 // 2 s whose first out-tangent is 2 m/s; animation "Turn" turns the rig. broken gives
-// the ball's sampler one output value too few.
+// the ball's sampler one output value too few. A third collider node,
+// COL_mesh_skinned, has a skin.
 func writeAnimatedColliders(t testing.TB, broken bool) string {
 	t.Helper()
 	doc := gltf.NewDocument()
@@ -35,8 +36,10 @@ func writeAnimatedColliders(t testing.TB, broken bool) string {
 		{Name: "rig", Translation: [3]float64{0, 0, 1}, Rotation: [4]float64{0, s, 0, s}, Children: []int{2}},
 		{Name: "COL_sphere_ball", Mesh: gltf.Index(1), Scale: [3]float64{0.1, 0.1, 0.1}},
 		{Name: "COL_box_cubic", Mesh: gltf.Index(1), Scale: [3]float64{0.1, 0.1, 0.1}},
+		{Name: "COL_mesh_skinned", Mesh: gltf.Index(1), Skin: gltf.Index(0)},
 	}
-	doc.Scenes[0].Nodes = []int{0, 1, 3}
+	doc.Skins = []*gltf.Skin{{Joints: []int{1}}}
+	doc.Scenes[0].Nodes = []int{0, 1, 3, 4}
 	acc := func(data any) int { return modeler.WriteAccessor(doc, gltf.TargetNone, data) }
 	// times: an animation input accessor must carry its min and max
 	times := func(ts ...float32) int {
@@ -82,8 +85,8 @@ func TestAnimatedColliderNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Colliders) != 2 {
-		t.Fatalf("%d colliders, want 2", len(m.Colliders))
+	if len(m.Colliders) != 3 {
+		t.Fatalf("%d colliders, want 3", len(m.Colliders))
 	}
 	at := func(c ColliderNode, tm float64) vec.Vec3 {
 		for i := 1; i < len(c.Motion); i++ {
@@ -132,6 +135,13 @@ func TestAnimatedColliderNodes(t *testing.T) {
 	}
 	if !warned {
 		t.Errorf("warnings %q: want one naming the ball and the second animation Turn", m.Warnings)
+	}
+	warned = false
+	for _, w := range m.Warnings {
+		warned = warned || strings.Contains(w, `"COL_mesh_skinned" is skinned`) && strings.Contains(w, "cache")
+	}
+	if !warned || m.Colliders[2].Motion != nil {
+		t.Errorf("warnings %q: want one saying the skinned collider node is used without its skeleton's deformation", m.Warnings)
 	}
 }
 
