@@ -233,10 +233,25 @@ func readColliderMesh(sc *Scene, key string, cs ColliderSpec) (*meshio.Mesh, *me
 }
 
 // meshSequence makes the deforming collider of a mesh collider with a
-// cache: sample k of the PC2 holds the mesh file's vertices (in the file's
-// own order: OBJ v lines, glTF render vertices) at time k/fps, in the same
-// axes and units as the file.
+// cache (see cacheFrames).
 func meshSequence(sc *Scene, key string, cs ColliderSpec, m *meshio.Mesh, w *meshio.Welded) (sdf.SDF, error) {
+	frames, err := cacheFrames(sc, key, cs, m, w)
+	if err != nil {
+		return nil, err
+	}
+	seq, err := sdf.NewMeshSequence(w.Triangles, frames, 1/sc.FPS)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("%s: %s with cache %s: %w", key, sc.Resolve(cs.Path), sc.Resolve(cs.Cache), err),
+			"a mesh collider must stay closed and manifold in every frame of its cache, with no triangle collapsed to zero area")
+	}
+	return seq, nil
+}
+
+// cacheFrames reads a mesh collider's cache, whose sample k holds the mesh
+// file's vertices (in the file's own order: OBJ v lines) at time k/fps in
+// the file's axes and units, and returns the welded vertices (w) per
+// sample in the scene's axes and metres.
+func cacheFrames(sc *Scene, key string, cs ColliderSpec, m *meshio.Mesh, w *meshio.Welded) ([][]vec.Vec3, error) {
 	path := sc.Resolve(cs.Cache)
 	pc, err := meshio.ReadPC2File(path)
 	if err != nil {
@@ -289,10 +304,5 @@ func meshSequence(sc *Scene, key string, cs ColliderSpec, m *meshio.Mesh, w *mes
 		}
 		frames[k] = pos
 	}
-	seq, err := sdf.NewMeshSequence(w.Triangles, frames, 1/sc.FPS)
-	if err != nil {
-		return nil, badInput(fmt.Errorf("%s: %s with cache %s: %w", key, sc.Resolve(cs.Path), path, err),
-			"a mesh collider must stay closed and manifold in every frame of its cache, with no triangle collapsed to zero area")
-	}
-	return seq, nil
+	return frames, nil
 }

@@ -3,7 +3,9 @@ package bake
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,6 +136,37 @@ func TestDeformingColliderErrors(t *testing.T) {
 			if !strings.Contains(err.Error(), w) {
 				t.Errorf("%s: error %q does not name %q", c.name, err, w)
 			}
+		}
+	}
+}
+
+// TestPreviewDrawsDeformingCollider: drape preview --scene draws a cached
+// mesh collider as its cache has it at the frame drawn.
+func TestPreviewDrawsDeformingCollider(t *testing.T) {
+	dir := t.TempDir()
+	obj, pc2 := writeGrowingBox(t, dir)
+	sc := DefaultScene()
+	sc.Input = writeGridOBJ(t, dir, 5, 0.6, 0.3)
+	sc.Colliders = []ColliderSpec{{Type: "mesh", Path: obj, Cache: pc2}}
+	scene := filepath.Join(dir, "scene.json")
+	data, err := json.Marshal(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(scene, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ t, top float64 }{{0, 0.2}, {0.5, 0.35}, {1, 0.5}, {3, 0.5}} {
+		surfs, err := colliderSurfaces(scene, c.t)
+		if err != nil {
+			t.Fatal(err)
+		}
+		top := math.Inf(-1)
+		for _, p := range surfs[0].Positions {
+			top = math.Max(top, p.Y)
+		}
+		if math.Abs(top-c.top) > 1e-6 {
+			t.Errorf("t = %g s: the drawn box's top is at %g m, want %g", c.t, top, c.top)
 		}
 	}
 }

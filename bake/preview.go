@@ -144,7 +144,7 @@ func colliderSurfaces(scenePath string, t float64) ([]render.Surface, error) {
 		key := fmt.Sprintf("colliders[%d]", i)
 		a := &sdf.Animated{Keys: toKeys(cs.Keys)}
 		if cs.Type == "mesh" {
-			_, w, err := readColliderMesh(sc, key, cs)
+			m, w, err := readColliderMesh(sc, key, cs)
 			if err != nil {
 				return nil, err
 			}
@@ -152,6 +152,19 @@ func colliderSurfaces(scenePath string, t float64) ([]render.Surface, error) {
 			pos := make([]vec.Vec3, len(w.Positions))
 			for k, p := range w.Positions {
 				pos[k] = tr.MulPoint(p)
+			}
+			if cs.Cache != "" {
+				// a deforming collider: its cache between the samples around t
+				frames, err := cacheFrames(sc, key, cs, m, w)
+				if err != nil {
+					return nil, err
+				}
+				u := min(max(t*sc.FPS, 0), float64(len(frames)-1))
+				k := min(int(u), len(frames)-1)
+				b := min(k+1, len(frames)-1)
+				for i := range pos {
+					pos[i] = frames[k][i].Lerp(frames[b][i], u-float64(k))
+				}
 			}
 			out = append(out, render.Surface{Positions: pos, Triangles: w.Triangles})
 			continue
