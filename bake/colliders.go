@@ -126,11 +126,20 @@ func fitNodeShape(n meshio.ColliderNode) (sdf.SDF, error) {
 		origin := n.World.MulPoint(vec.V(0, hi.Y, 0))
 		return sdf.Plane{Normal: up, Offset: up.Dot(origin)}, nil
 	case "mesh":
-		pos := make([]vec.Vec3, len(n.Local))
+		// weld first: a glTF mesh splits its vertices at UV seams and hard
+		// edges, which would leave the surface open along them
+		prim := meshio.Primitive{Positions: make([]vec.Vec3, len(n.Local)), Indices: make([]int32, 0, 3*len(n.Triangles))}
 		for i, p := range n.Local {
-			pos[i] = n.World.MulPoint(p)
+			prim.Positions[i] = n.World.MulPoint(p)
 		}
-		return sdf.NewMesh(pos, n.Triangles)
+		for _, t := range n.Triangles {
+			prim.Indices = append(prim.Indices, t[0], t[1], t[2])
+		}
+		w, err := meshio.Weld(&meshio.Mesh{Primitives: []meshio.Primitive{prim}}, meshio.DefaultWeldOptions())
+		if err != nil {
+			return nil, err
+		}
+		return sdf.NewMesh(w.Positions, w.Triangles)
 	default:
 		return nil, fmt.Errorf("unknown collider kind %q", n.Kind)
 	}
