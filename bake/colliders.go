@@ -34,11 +34,17 @@ func toKeys(ks []KeySpec) []sdf.Key {
 // nodeColliders fits colliders to the glTF nodes the input marks as
 // colliders (meshio.ColliderNode): the shape is fitted to the node's mesh in
 // the node's own space, then moved by the node's world transform.
-func nodeColliders(m *meshio.Mesh, friction float64) ([]sdf.Collider, []string, error) {
+func nodeColliders(m *meshio.Mesh, friction, fps float64, frames int) ([]sdf.Collider, []string, error) {
 	var out []sdf.Collider
 	var names []string
 	for _, n := range m.Colliders {
-		shape, err := fitNodeShape(n)
+		var shape sdf.SDF
+		var err error
+		if n.Skin != nil {
+			shape, err = skinnedNode(n, fps, frames)
+		} else {
+			shape, err = fitNodeShape(n)
+		}
 		if err != nil {
 			return nil, nil, badInput(fmt.Errorf("%s: collider node %q (%s): %w", m.Path, n.Name, n.Kind, err),
 				"a mesh collider must be closed; or mark the node as sphere, capsule, cone or box")
@@ -46,6 +52,9 @@ func nodeColliders(m *meshio.Mesh, friction float64) ([]sdf.Collider, []string, 
 		c := sdf.NewCollider(shape)
 		c.StaticFriction, c.KineticFriction = friction, 0.8*friction
 		name := fmt.Sprintf("%s node %q", n.Kind, n.Name)
+		if n.Skin != nil && n.Animation != "" {
+			name += fmt.Sprintf(" (skinned, animation %q)", n.Animation)
+		}
 		if len(n.Motion) > 0 {
 			if c.Keys, err = nodeKeys(n); err != nil {
 				return nil, nil, badInput(fmt.Errorf("%s: collider node %q, animation %q: %w", m.Path, n.Name, n.Animation, err),
@@ -57,6 +66,34 @@ func nodeColliders(m *meshio.Mesh, friction float64) ([]sdf.Collider, []string, 
 		names = append(names, name)
 	}
 	return out, names, nil
+}
+
+// skinnedNode makes the deforming collider of a skinned mesh collider node:
+// its skeleton's pose at each of the bake's frames (k/fps, k < frames)
+// deforms the welded mesh (sdf.MeshSequence).
+func skinnedNode(n meshio.ColliderNode, fps float64, frames int) (sdf.SDF, error) {
+	rest := n.Skin.At(0)
+	prim := meshio.Primitive{Positions: rest, Indices: make([]int32, 0, 3*len(n.Triangles))}
+	for _, t := range n.Triangles {
+		prim.Indices = append(prim.Indices, t[0], t[1], t[2])
+	}
+	w, err := meshio.Weld(&meshio.Mesh{Primitives: []meshio.Primitive{prim}}, meshio.DefaultWeldOptions())
+	if err != nil {
+		return nil, err
+	}
+	samples := make([][]vec.Vec3, max(frames, 1))
+	for k := range samples {
+		pos := rest
+		if k > 0 {
+			pos = n.Skin.At(float64(k) / fps)
+		}
+		sim := make([]vec.Vec3, len(w.Positions))
+		for r := len(pos) - 1; r >= 0; r-- {
+			sim[w.RenderToSim[r]] = pos[r] // the first render vertex wins
+		}
+		samples[k] = sim
+	}
+	return sdf.NewMeshSequence(w.Triangles, samples, 1/fps)
 }
 
 // nodeKeys turns an animated collider node's sampled world transforms into

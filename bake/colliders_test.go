@@ -70,7 +70,7 @@ func TestFitNodeShapes(t *testing.T) {
 	// An open mesh is refused with a message naming the node.
 	open := node("mesh")
 	open.Triangles = open.Triangles[:11]
-	if _, _, err := nodeColliders(&meshio.Mesh{Path: "x.glb", Colliders: []meshio.ColliderNode{open}}, 0.5); err == nil || ExitCode(err) != ExitBadInput {
+	if _, _, err := nodeColliders(&meshio.Mesh{Path: "x.glb", Colliders: []meshio.ColliderNode{open}}, 0.5, 24, 10); err == nil || ExitCode(err) != ExitBadInput {
 		t.Errorf("open mesh collider: %v, want a bad-input error", err)
 	}
 }

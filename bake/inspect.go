@@ -70,10 +70,13 @@ type InspectCollider struct {
 	// Animation names the file's animation the node follows ("" for a
 	// still node); its motion is sampled at Samples times from Start to
 	// End [s].
-	Animation string  `json:"animation,omitempty"`
-	Samples   int     `json:"samples,omitempty"`
-	Start     float64 `json:"start_s,omitempty"`
-	End       float64 `json:"end_s,omitempty"`
+	Animation string `json:"animation,omitempty"`
+	// Skinned is set for a mesh node deformed by its skeleton (the
+	// animation moves its joints; Samples is 0).
+	Skinned bool    `json:"skinned,omitempty"`
+	Samples int     `json:"samples,omitempty"`
+	Start   float64 `json:"start_s,omitempty"`
+	End     float64 `json:"end_s,omitempty"`
 }
 
 // PieceStats is the topology of one connected piece.
@@ -125,7 +128,7 @@ func Inspect(path string, opt meshio.ReadOptions, wopt meshio.WeldOptions) (*Ins
 		Warnings:          append([]string{}, m.Warnings...),
 	}
 	for _, c := range m.Colliders {
-		ic := InspectCollider{Name: c.Name, Kind: c.Kind, Animation: c.Animation, Samples: len(c.Motion)}
+		ic := InspectCollider{Name: c.Name, Kind: c.Kind, Animation: c.Animation, Skinned: c.Skin != nil, Samples: len(c.Motion)}
 		if n := len(c.Motion); n > 0 {
 			ic.Start, ic.End = round9(c.Motion[0].Time), round9(c.Motion[n-1].Time)
 		}
@@ -219,7 +222,12 @@ func (r *InspectReport) WriteText(w io.Writer) {
 	fmt.Fprintf(&b, "surface area:       %.4g m²\n", r.SurfaceArea)
 	for _, c := range r.Colliders {
 		motion := "still"
-		if c.Animation != "" {
+		switch {
+		case c.Skinned && c.Animation != "":
+			motion = fmt.Sprintf("skinned, animation %q", c.Animation)
+		case c.Skinned:
+			motion = "skinned, its skeleton at rest"
+		case c.Animation != "":
 			motion = fmt.Sprintf("animation %q, %.4g..%.4g s (%d samples)", c.Animation, c.Start, c.End, c.Samples)
 		}
 		fmt.Fprintf(&b, "collider node:      %s (%s), %s\n", c.Name, c.Kind, motion)

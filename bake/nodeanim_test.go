@@ -179,3 +179,40 @@ func TestBlenderAnimatedColliderGLB(t *testing.T) {
 		}
 	}
 }
+
+// TestBlenderSkinnedColliderGLB bakes the file Blender's own glTF exporter
+// writes for a cloth over a cube deformed by an armature whose bone lifts
+// the cube's top from 0.2 to 0.5 m in 1 s (tools/blender/
+// skinned_collider_glb.py): the skinned mesh collider must follow its
+// skeleton, so the cloth ends on the raised top without sinking in,
+// where the cube read in its bind pose would leave it at 0.2 m.
+func TestBlenderSkinnedColliderGLB(t *testing.T) {
+	glb := filepath.Join(t.TempDir(), "skinned.glb")
+	testtool.Blender(t, "tools/blender/skinned_collider_glb.py", glb)
+	r, err := Inspect(glb, meshio.DefaultReadOptions(), meshio.DefaultWeldOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Colliders) != 1 || !r.Colliders[0].Skinned || r.Colliders[0].Animation == "" {
+		t.Fatalf("inspect: colliders %+v, want COL_body skinned and animated", r.Colliders)
+	}
+	sc := DefaultScene()
+	sc.Input = glb
+	sc.Frames = 30
+	sc.Output = []string{filepath.Join(t.TempDir(), "out.pc2")}
+	if err := sc.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Blender-exported skinned cube (animation %q): highest %.4f m, max penetration %.2f mm, thickness %.2f mm",
+		r.Colliders[0].Animation, rep.HighestY, 1000*rep.MaxPenetration, 1000*rep.Thickness)
+	if rep.HighestY < 0.5 || rep.HighestY > 0.51 {
+		t.Errorf("the cloth's highest point is %.4f m, want on the raised top (0.5-0.51 m)", rep.HighestY)
+	}
+	if rep.MaxPenetration > 0.1*rep.Thickness {
+		t.Errorf("max penetration %.2f mm, want at most a tenth of the thickness %.2f mm", 1000*rep.MaxPenetration, 1000*rep.Thickness)
+	}
+}

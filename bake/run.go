@@ -160,7 +160,7 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 	if j.Colliders, err = buildColliders(sc, friction); err != nil {
 		return nil, err
 	}
-	fromFile, names, err := nodeColliders(m, friction)
+	fromFile, names, err := nodeColliders(m, friction, sc.FPS, sc.Frames)
 	if err != nil {
 		return nil, err
 	}

@@ -41,8 +41,12 @@ type ColliderNode struct {
 	// increasing time; nil for a node no animation moves. World is the
 	// node's pose without animation.
 	Motion []NodeKey
-	// Animation names the animation Motion follows.
+	// Animation names the animation Motion or Skin follows.
 	Animation string
+	// Skin deforms a skinned mesh collider node by its skeleton; nil for
+	// any other node. A skinned node has no Motion: glTF moves it by its
+	// joints alone.
+	Skin *NodeSkin
 }
 
 // colliderKind reports whether node n is marked as a collider, and which
@@ -163,9 +167,46 @@ func (r *gltfReader) colliderNodes() ([]ColliderNode, map[int]bool, []string, er
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	for _, c := range out {
-		if n := doc.Nodes[c.Node]; n.Skin != nil && c.Kind != "plane" {
-			warnings = append(warnings, fmt.Sprintf("collider node %q is skinned: drape uses its mesh in its bind pose, without the skeleton's deformation; to follow it, bake the mesh per frame into a point cache (a mesh collider's \"cache\" in the scene file) or mark capsules parented to the bones as colliders", c.Name))
+	parent := make([]int, len(doc.Nodes))
+	for i := range parent {
+		parent[i] = -1
+	}
+	for i, n := range doc.Nodes {
+		if n == nil {
+			continue
+		}
+		for _, ch := range n.Children {
+			if ch >= 0 && ch < len(parent) && ch != i {
+				parent[ch] = i
+			}
+		}
+	}
+	for i := range out {
+		c := &out[i]
+		n := doc.Nodes[c.Node]
+		if n.Skin == nil {
+			continue
+		}
+		if c.Kind == "mesh" {
+			sk, err := r.nodeSkin(c.Node, c.Local, parent)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			if sk != nil {
+				if err := r.skinAnimation(sk); err != nil {
+					return nil, nil, nil, err
+				}
+				// glTF moves a skinned mesh by its joints alone
+				c.Skin, c.Motion, c.Animation = sk, nil, sk.Animation
+				continue
+			}
+		}
+		switch c.Kind {
+		case "mesh":
+			warnings = append(warnings, fmt.Sprintf("collider node %q has a skin but its mesh no JOINTS_0 and WEIGHTS_0: drape uses the mesh as it is, without the skeleton", c.Name))
+		case "plane":
+		default:
+			warnings = append(warnings, fmt.Sprintf("collider node %q is skinned: as a %s drape fits it to its mesh in the bind pose, without the skeleton's deformation; to follow the skeleton, mark it as a mesh collider (COL_ followed by any other word), or mark capsules parented to the bones as colliders", c.Name, c.Kind))
 		}
 	}
 	return out, marked, warnings, nil

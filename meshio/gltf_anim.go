@@ -116,35 +116,9 @@ func (r *gltfReader) animateColliders(cols []ColliderNode, chains [][]int) ([]st
 		if a == nil {
 			continue
 		}
-		curves := map[int]*nodeCurves{}
-		for ci, ch := range a.Channels {
-			if ch == nil || ch.Target.Node == nil || !inChain[*ch.Target.Node] || ch.Target.Path == gltf.TRSWeights {
-				continue
-			}
-			place := fmt.Sprintf("animations[%d].channels[%d]", ai, ci)
-			ni := *ch.Target.Node
-			if n := doc.Nodes[ni]; n.Matrix != gltf.DefaultMatrix && n.Matrix != ([16]float64{}) {
-				return nil, r.errf(place, "animates nodes[%d] (%s), which has a matrix: glTF animates only nodes given by translation, rotation and scale", ni, n.Name)
-			}
-			c, err := r.readCurve(a, ai, ch.Sampler, ch.Target.Path, place)
-			if err != nil {
-				return nil, err
-			}
-			nc := curves[ni]
-			if nc == nil {
-				nc = &nodeCurves{}
-				curves[ni] = nc
-			}
-			switch ch.Target.Path {
-			case gltf.TRSTranslation:
-				nc.t = c
-			case gltf.TRSRotation:
-				nc.r = c
-			case gltf.TRSScale:
-				nc.s = c
-			default:
-				return nil, r.errf(place, "target path %q: want translation, rotation, scale or weights", ch.Target.Path)
-			}
+		curves, err := r.channelCurves(a, ai, func(n int) bool { return inChain[n] })
+		if err != nil {
+			return nil, err
 		}
 		name := a.Name
 		if name == "" {
@@ -170,6 +144,44 @@ func (r *gltfReader) animateColliders(cols []ColliderNode, chains [][]int) ([]st
 		}
 	}
 	return warnings, nil
+}
+
+// channelCurves reads the translation, rotation and scale channels of
+// animation a (number ai) that target the nodes include accepts.
+func (r *gltfReader) channelCurves(a *gltf.Animation, ai int, include func(node int) bool) (map[int]*nodeCurves, error) {
+	doc := r.doc
+	curves := map[int]*nodeCurves{}
+	for ci, ch := range a.Channels {
+		if ch == nil || ch.Target.Node == nil || *ch.Target.Node < 0 || *ch.Target.Node >= len(doc.Nodes) ||
+			!include(*ch.Target.Node) || ch.Target.Path == gltf.TRSWeights {
+			continue
+		}
+		place := fmt.Sprintf("animations[%d].channels[%d]", ai, ci)
+		ni := *ch.Target.Node
+		if n := doc.Nodes[ni]; n != nil && n.Matrix != gltf.DefaultMatrix && n.Matrix != ([16]float64{}) {
+			return nil, r.errf(place, "animates nodes[%d] (%s), which has a matrix: glTF animates only nodes given by translation, rotation and scale", ni, n.Name)
+		}
+		c, err := r.readCurve(a, ai, ch.Sampler, ch.Target.Path, place)
+		if err != nil {
+			return nil, err
+		}
+		nc := curves[ni]
+		if nc == nil {
+			nc = &nodeCurves{}
+			curves[ni] = nc
+		}
+		switch ch.Target.Path {
+		case gltf.TRSTranslation:
+			nc.t = c
+		case gltf.TRSRotation:
+			nc.r = c
+		case gltf.TRSScale:
+			nc.s = c
+		default:
+			return nil, r.errf(place, "target path %q: want translation, rotation, scale or weights", ch.Target.Path)
+		}
+	}
+	return curves, nil
 }
 
 // readCurve reads sampler si of animation a for a channel of path p.
