@@ -199,13 +199,19 @@ func TestBlenderSkinnedColliderGLB(t *testing.T) {
 	sc := DefaultScene()
 	sc.Input = glb
 	sc.Frames = 30
-	sc.Output = []string{filepath.Join(t.TempDir(), "out.pc2")}
+	out := filepath.Join(t.TempDir(), "out.glb")
+	sc.Output = []string{out}
 	if err := sc.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := Run(context.Background(), sc, Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// the baked file keeps the skinned body and its animation beside the
+	// cloth's morph animation
+	if v := testtool.Validate(t, out); v.Info.AnimationCount != 2 {
+		t.Errorf("baked glTF: the validator counts %d animations, want 2 (the armature's and drape's)", v.Info.AnimationCount)
 	}
 	t.Logf("Blender-exported skinned cube (animation %q): highest %.4f m, max penetration %.2f mm, thickness %.2f mm",
 		r.Colliders[0].Animation, rep.HighestY, 1000*rep.MaxPenetration, 1000*rep.Thickness)

@@ -7,7 +7,9 @@ two bones, Root holding its bottom four vertices and Lift its top four.
 Lift is keyframed to move 0.3 m up from frame 1 to frame 25 (linearly, 24
 fps), so the cube's top rises from 0.2 m to 0.5 m while its bottom stays.
 The exporter writes the armature as a skin and the bone's keys as a joint
-animation.
+animation. The cube is not parented to the armature (its Armature modifier
+is enough), so the skinned mesh's node is a root, as the glTF validator
+asks.
 """
 import sys
 
@@ -43,7 +45,6 @@ def main():
     bottom = [v.index for v in body.data.vertices if v.co.z <= 0]
     body.vertex_groups.new(name="Lift").add(top, 1.0, 'REPLACE')
     body.vertex_groups.new(name="Root").add(bottom, 1.0, 'REPLACE')
-    body.parent = arm
     body.modifiers.new("Armature", 'ARMATURE').object = arm
 
     pb = arm.pose.bones["Lift"]
