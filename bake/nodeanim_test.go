@@ -147,7 +147,7 @@ func TestInspectListsColliderNodes(t *testing.T) {
 
 // TestBlenderAnimatedColliderGLB bakes the file Blender's own glTF exporter
 // writes for a cloth over a ball keyframed to rise 1 m in 1 s
-// (tools/blender/animated_collider_glb.py): the ball, named COL_sphere_ball,
+// (tools/blender/collider_glb.py): the ball, named COL_sphere_ball,
 // must be read as a collider following the exported animation, so the
 // cloth ends on its top (0.7 m) without sinking into it.
 //
@@ -155,9 +155,10 @@ func TestInspectListsColliderNodes(t *testing.T) {
 // own mesh (COL_ball), whose exported vertices are split at the UV seams
 // and must be welded to close it.
 func TestBlenderAnimatedColliderGLB(t *testing.T) {
-	for _, name := range []string{"COL_sphere_ball", "COL_ball"} {
+	for _, c := range [][2]string{{"COL_sphere_ball", "sphere"}, {"COL_ball", "mesh"}} {
+		name, kind := c[0], c[1]
 		glb := filepath.Join(t.TempDir(), "blender.glb")
-		testtool.Blender(t, "tools/blender/animated_collider_glb.py", glb, name)
+		testtool.Blender(t, "tools/blender/collider_glb.py", glb, kind)
 		sc := DefaultScene()
 		sc.Input = glb
 		sc.Frames = 30
@@ -183,12 +184,12 @@ func TestBlenderAnimatedColliderGLB(t *testing.T) {
 // TestBlenderSkinnedColliderGLB bakes the file Blender's own glTF exporter
 // writes for a cloth over a cube deformed by an armature whose bone lifts
 // the cube's top from 0.2 to 0.5 m in 1 s (tools/blender/
-// skinned_collider_glb.py): the skinned mesh collider must follow its
+// collider_glb.py): the skinned mesh collider must follow its
 // skeleton, so the cloth ends on the raised top without sinking in,
 // where the cube read in its bind pose would leave it at 0.2 m.
 func TestBlenderSkinnedColliderGLB(t *testing.T) {
 	glb := filepath.Join(t.TempDir(), "skinned.glb")
-	testtool.Blender(t, "tools/blender/skinned_collider_glb.py", glb)
+	testtool.Blender(t, "tools/blender/collider_glb.py", glb, "skinned")
 	r, err := Inspect(glb, meshio.DefaultReadOptions(), meshio.DefaultWeldOptions())
 	if err != nil {
 		t.Fatal(err)

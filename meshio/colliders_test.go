@@ -59,6 +59,18 @@ var (
 	unitBoxIdx = []uint16{0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4, 3, 7, 6, 3, 6, 2, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5}
 )
 
+// addGrid appends a 3x3-vertex cloth mesh "Cloth" to doc: a square of
+// side 2·d at height y, centred on the Y axis.
+func addGrid(doc *gltf.Document, y, d float32) {
+	var grid [][3]float32
+	for i := range 3 {
+		for j := range 3 {
+			grid = append(grid, [3]float32{d * float32(j-1), y, d * float32(i-1)})
+		}
+	}
+	addMesh(doc, "Cloth", grid, []uint16{0, 3, 1, 1, 3, 4, 1, 4, 2, 2, 4, 5, 3, 6, 4, 4, 6, 7, 4, 7, 5, 5, 7, 8})
+}
+
 // addMesh appends a one-primitive indexed mesh to doc.
 func addMesh(doc *gltf.Document, name string, pos [][3]float32, idx []uint16) {
 	doc.Meshes = append(doc.Meshes, &gltf.Mesh{Name: name, Primitives: []*gltf.Primitive{{

@@ -16,19 +16,13 @@ import (
 // under a node "rig" at (0, 0, 1) turned 90 degrees about Y, and a box
 // collider at the root. Animation "Walk" moves the ball from x = 0 to 1
 // over 1 s (LINEAR) and the box along a cubic spline from x = 0 to 1 over
-// 2 s whose first out-tangent is 2 m/s; animation "Turn" turns the rig. broken gives
-// the ball's sampler one output value too few. A third collider node,
-// COL_mesh_skinned, has a skin but no joint weights.
+// 2 s whose first out-tangent is 2 m/s; animation "Turn" turns the rig.
+// broken gives the ball's sampler one output value too few. A third
+// collider node, COL_mesh_skinned, has a skin but no joint weights.
 func writeAnimatedColliders(t testing.TB, broken bool) string {
 	t.Helper()
 	doc := gltf.NewDocument()
-	var grid [][3]float32
-	for i := 0; i < 3; i++ {
-		for j := 0; j < 3; j++ {
-			grid = append(grid, [3]float32{float32(j) - 1, 2, float32(i) - 1})
-		}
-	}
-	addMesh(doc, "Cloth", grid, []uint16{0, 3, 1, 1, 3, 4, 1, 4, 2, 2, 4, 5, 3, 6, 4, 4, 6, 7, 4, 7, 5, 5, 7, 8})
+	addGrid(doc, 2, 1)
 	addMesh(doc, "Proxy", unitBox, unitBoxIdx)
 	s := math.Sqrt(0.5)
 	doc.Nodes = []*gltf.Node{

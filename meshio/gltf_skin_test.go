@@ -19,13 +19,7 @@ import (
 func writeSkinnedBox(t testing.TB, dir string) string {
 	t.Helper()
 	doc := gltf.NewDocument()
-	var grid [][3]float32
-	for i := range 3 {
-		for j := range 3 {
-			grid = append(grid, [3]float32{-0.3 + 0.3*float32(j), 0.3, -0.3 + 0.3*float32(i)})
-		}
-	}
-	addMesh(doc, "Cloth", grid, []uint16{0, 3, 1, 1, 3, 4, 1, 4, 2, 2, 4, 5, 3, 6, 4, 4, 6, 7, 4, 7, 5, 5, 7, 8})
+	addGrid(doc, 0.3, 0.3)
 	box := make([][3]float32, len(unitBox))
 	joints := make([][4]uint8, len(unitBox))
 	weights := make([][4]float32, len(unitBox))
