@@ -2,6 +2,7 @@ package bake
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/drape-sim/drape/internal/testtool"
 	"github.com/drape-sim/drape/meshio"
+	"github.com/drape-sim/drape/render"
 )
 
 // writeRisingBall writes a GLB with a 0.6 m cloth (13 x 13 vertices) at
@@ -214,6 +216,18 @@ func TestBlenderSkinnedColliderGLB(t *testing.T) {
 	if v := testtool.Validate(t, out); v.Info.AnimationCount != 2 {
 		t.Errorf("baked glTF: the validator counts %d animations, want 2 (the armature's and drape's)", v.Info.AnimationCount)
 	}
+	// the preview draws the cube as its skeleton poses it; Blender's
+	// exporter puts scene frame k at k/fps, so the keys at frames 1 and 25
+	// are at 1/24 and 25/24 s
+	for _, c := range []struct{ t, top float64 }{{1.0 / 24, 0.2}, {13.0 / 24, 0.35}, {25.0 / 24, 0.5}} {
+		surfs, err := nodeSurfaces(sc, c.t)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if top := surfaceTop(surfs); math.Abs(top-c.top) > 1e-4 {
+			t.Errorf("preview at %.4g s: the skinned cube's top at %.4f m, want %.2f m", c.t, top, c.top)
+		}
+	}
 	t.Logf("Blender-exported skinned cube (animation %q): highest %.4f m, max penetration %.2f mm, thickness %.2f mm",
 		r.Colliders[0].Animation, rep.HighestY, 1000*rep.MaxPenetration, 1000*rep.Thickness)
 	if rep.HighestY < 0.5 || rep.HighestY > 0.51 {
@@ -221,5 +235,33 @@ func TestBlenderSkinnedColliderGLB(t *testing.T) {
 	}
 	if rep.MaxPenetration > 0.1*rep.Thickness {
 		t.Errorf("max penetration %.2f mm, want at most a tenth of the thickness %.2f mm", 1000*rep.MaxPenetration, 1000*rep.Thickness)
+	}
+}
+
+// surfaceTop returns the highest point of the surfaces.
+func surfaceTop(surfs []render.Surface) float64 {
+	top := math.Inf(-1)
+	for _, s := range surfs {
+		for _, p := range s.Positions {
+			top = math.Max(top, p.Y)
+		}
+	}
+	return top
+}
+
+// TestPreviewDrawsAnimatedNodeColliders: drape preview --scene draws a
+// glTF input's collider nodes where the bake has them: the rising ball's
+// top at -0.3 m at 0 s and 0.7 m at 1 s.
+func TestPreviewDrawsAnimatedNodeColliders(t *testing.T) {
+	sc := DefaultScene()
+	sc.Input = writeRisingBall(t, true)
+	for _, c := range []struct{ t, top float64 }{{0, -0.3}, {0.5, 0.2}, {1, 0.7}} {
+		surfs, err := nodeSurfaces(sc, c.t)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(surfs) != 1 || math.Abs(surfaceTop(surfs)-c.top) > 1e-3 {
+			t.Errorf("t = %g s: %d surfaces, top %.4f m; want the ball's top at %.1f m", c.t, len(surfs), surfaceTop(surfs), c.top)
+		}
 	}
 }

@@ -180,6 +180,56 @@ func colliderSurfaces(scenePath string, t float64) ([]render.Surface, error) {
 		}
 		out = append(out, tessellate(pose))
 	}
+	nodes, err := nodeSurfaces(sc, t)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, nodes...), nil
+}
+
+// nodeSurfaces draws the collider nodes of a glTF input at time t [s], as
+// the bake moves them: skinned meshes posed by their skeleton, animated
+// nodes by their animation.
+func nodeSurfaces(sc *Scene, t float64) ([]render.Surface, error) {
+	if ext := strings.ToLower(filepath.Ext(sc.Input)); ext != ".gltf" && ext != ".glb" {
+		return nil, nil // only glTF carries collider nodes
+	}
+	m, err := meshio.Read(sc.Resolve(sc.Input), inputReadOptions(sc))
+	if err != nil {
+		return nil, badInput(err, readFix(err))
+	}
+	var out []render.Surface
+	for _, n := range m.Colliders {
+		if n.Kind == "plane" {
+			continue // the ground plane stands in for it
+		}
+		keys, err := nodeKeys(n)
+		if err != nil {
+			return nil, badInput(fmt.Errorf("%s: collider node %q: %w", m.Path, n.Name, err), "")
+		}
+		a := &sdf.Animated{Keys: keys}
+		if n.Kind == "mesh" {
+			var pos []vec.Vec3
+			if n.Skin != nil {
+				pos = n.Skin.At(t)
+			} else {
+				tr := a.Transform(t).Mul(n.World)
+				for _, p := range n.Local {
+					pos = append(pos, tr.MulPoint(p))
+				}
+			}
+			out = append(out, render.Surface{Positions: pos, Triangles: n.Triangles})
+			continue
+		}
+		if a.Shape, err = fitNodeShape(n); err != nil {
+			return nil, badInput(fmt.Errorf("%s: collider node %q: %w", m.Path, n.Name, err), "")
+		}
+		pose, err := a.At(t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, tessellate(pose))
+	}
 	return out, nil
 }
 

@@ -64,6 +64,17 @@ type Job struct {
 	wind          *windField
 }
 
+// inputReadOptions are the read options of the scene's input mesh.
+func inputReadOptions(sc *Scene) meshio.ReadOptions {
+	ropt := meshio.DefaultReadOptions()
+	ropt.Scale = sc.Scale
+	ropt.MeshName = sc.Mesh
+	if sc.Up == "z" {
+		ropt.Up = meshio.AxisZ
+	}
+	return ropt
+}
+
 // Prepare reads the scene's meshes and builds the simulation model.
 func Prepare(sc *Scene, opt Options) (*Job, error) {
 	warn := func(s string) {
@@ -73,13 +84,7 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 	}
 	j := &Job{Scene: sc}
 	input := sc.Resolve(sc.Input)
-	ropt := meshio.DefaultReadOptions()
-	ropt.Scale = sc.Scale
-	ropt.MeshName = sc.Mesh
-	if sc.Up == "z" {
-		ropt.Up = meshio.AxisZ
-	}
-	m, err := meshio.Read(input, ropt)
+	m, err := meshio.Read(input, inputReadOptions(sc))
 	if err != nil {
 		return nil, badInput(err, readFix(err))
 	}
