@@ -36,16 +36,26 @@ type NodeSkin struct {
 // glTF has it for skinned meshes).
 func (s *NodeSkin) At(t float64) []vec.Vec3 {
 	world := make([]*vec.Mat4, len(s.nodes))
-	var worldOf func(n int) vec.Mat4
-	worldOf = func(n int) vec.Mat4 {
+	var chain []int
+	worldOf := func(n int) vec.Mat4 {
 		if world[n] != nil {
 			return *world[n]
 		}
-		m := animatedMatrix(s.nodes[n], s.curves[n], t)
-		if p := s.parent[n]; p >= 0 {
-			m = worldOf(p).Mul(m)
+		// up to the first node already known or a root (at most
+		// maxNodeDepth up, as the reader walks: a cyclic file stops there)
+		chain = chain[:0]
+		for p := n; p >= 0 && world[p] == nil && len(chain) <= maxNodeDepth; p = s.parent[p] {
+			chain = append(chain, p)
 		}
-		world[n] = &m
+		m := vec.Identity()
+		if top := s.parent[chain[len(chain)-1]]; top >= 0 && world[top] != nil {
+			m = *world[top]
+		}
+		for i := len(chain) - 1; i >= 0; i-- {
+			m = m.Mul(animatedMatrix(s.nodes[chain[i]], s.curves[chain[i]], t))
+			w := m
+			world[chain[i]] = &w
+		}
 		return m
 	}
 	skin := make([]vec.Mat4, len(s.joints))
@@ -80,6 +90,9 @@ func (r *gltfReader) nodeSkin(ni int, local []vec.Vec3, parent []int) (*NodeSkin
 		return nil, r.errf(place, "skin %d does not exist (%d skins)", *n.Skin, len(doc.Skins))
 	}
 	sk := doc.Skins[*n.Skin]
+	if *n.Mesh < 0 || *n.Mesh >= len(doc.Meshes) || doc.Meshes[*n.Mesh] == nil {
+		return nil, nil // colliderNodes read no mesh either
+	}
 	s := &NodeSkin{local: local, joints: sk.Joints, parent: parent, nodes: doc.Nodes, scale: r.opt.Scale}
 	for _, j := range sk.Joints {
 		if j < 0 || j >= len(doc.Nodes) || doc.Nodes[j] == nil {

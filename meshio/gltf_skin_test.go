@@ -2,6 +2,7 @@ package meshio
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/qmuntal/gltf"
@@ -81,6 +82,38 @@ func TestSkinnedColliderNode(t *testing.T) {
 			if p.Sub(want.Scale(2)).Len() > 1e-6 {
 				t.Errorf("t = %g s: corner %d at %v, want %v (read scale 2)", s.t, i, p, want.Scale(2))
 			}
+		}
+	}
+}
+
+// TestSkinnedColliderBadFiles: broken skins, and a joint hierarchy with a
+// cycle, are errors naming the file and the place.
+func TestSkinnedColliderBadFiles(t *testing.T) {
+	edit := func(fn func(doc *gltf.Document)) string {
+		path := writeSkinnedBox(t, t.TempDir())
+		doc, err := gltf.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(doc)
+		if err := gltf.SaveBinary(doc, path); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	cases := []struct {
+		name string
+		fn   func(doc *gltf.Document)
+		want string // "" for no error
+	}{
+		{"joint out of range", func(doc *gltf.Document) { doc.Skins[0].Joints = []int{1, 99} }, "joint node 99 does not exist"},
+		{"skin out of range", func(doc *gltf.Document) { doc.Nodes[3].Skin = gltf.Index(5) }, "skin 5 does not exist"},
+		{"cycle", func(doc *gltf.Document) { doc.Nodes[2].Children = []int{1} }, "reached twice"},
+	}
+	for _, c := range cases {
+		_, err := Read(edit(c.fn), DefaultReadOptions())
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "skinned.glb") {
+			t.Errorf("%s: error %v, want one naming skinned.glb and %q", c.name, err, c.want)
 		}
 	}
 }
