@@ -75,6 +75,11 @@ type MeshOptions struct {
 	// outside through the hole. Components are oriented by their (then
 	// approximate) signed volume.
 	AllowOpen bool
+
+	// noBand skips the near-surface candidate lists (MeshSequence's
+	// samples, built every frame: the lists cost about 0.3 s for the
+	// 27k-triangle body, the tree walk they save about 0.4 us a query).
+	noBand bool
 }
 
 // NewMesh builds the signed distance of the closed triangle mesh with
@@ -164,7 +169,9 @@ func NewMeshWith(pos []vec.Vec3, tris [][3]int32, o MeshOptions) (*Mesh, error) 
 		m.info[j] = inf
 	}
 	m.grid = newBoundGrid(m)
-	m.band = newBandGrid(m)
+	if !o.noBand {
+		m.band = newBandGrid(m)
+	}
 	return m, nil
 }
 

@@ -34,7 +34,10 @@ type surfaceMover interface {
 //
 // Each sample's Mesh is built when first needed and the last few are kept
 // (a bake's time only moves forward), so memory stays that of a few
-// meshes. It is safe for concurrent use.
+// meshes. The samples skip the near-surface lists of a static Mesh: for
+// the 27k-triangle MakeHuman body they take 0.31 s to build, a sample is
+// built every frame, and they save only about 0.4 us of a 0.6 us query
+// within 1 cm. It is safe for concurrent use.
 type MeshSequence struct {
 	tris   [][3]int32
 	frames [][]vec.Vec3
@@ -71,7 +74,7 @@ func NewMeshSequence(tris [][3]int32, frames [][]vec.Vec3, step float64) (*MeshS
 	}
 	// frame 0 as a Mesh checks the topology once (it is the same in every
 	// frame) and the first positions
-	m0, err := NewMesh(frames[0], tris)
+	m0, err := NewMeshWith(frames[0], tris, MeshOptions{noBand: true})
 	if err != nil {
 		return nil, fmt.Errorf("frame 0: %w", err)
 	}
@@ -120,7 +123,7 @@ func (s *MeshSequence) mesh(k int) (*Mesh, error) {
 			oldest = i
 		}
 	}
-	m, err := NewMesh(s.frames[k], s.tris)
+	m, err := NewMeshWith(s.frames[k], s.tris, MeshOptions{noBand: true})
 	if err != nil {
 		return nil, fmt.Errorf("frame %d: %w", k, err)
 	}

@@ -97,3 +97,26 @@ func TestMeshSequenceErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSequenceSamplesWithoutBand: a sequence's samples skip the
+// near-surface lists; their distances and gradients are those of a full
+// Mesh, bit for bit (both find the exact nearest triangle).
+func TestSequenceSamplesWithoutBand(t *testing.T) {
+	pos, tris, full := bodyMesh(t)
+	bare, err := NewMeshWith(pos, tris, MeshOptions{noBand: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := full.Bounds()
+	r := newRand(3)
+	for i := range 2000 {
+		p := randIn(r, lo.Sub(vec.V(0.1, 0.1, 0.1)), hi.Add(vec.V(0.1, 0.1, 0.1)))
+		d0, g0 := full.DistGrad(p)
+		d1, g1 := bare.DistGrad(p)
+		w0, h0, ok0 := full.DistGradWithin(p, 0.01)
+		w1, h1, ok1 := bare.DistGradWithin(p, 0.01)
+		if d0 != d1 || g0 != g1 || ok0 != ok1 || ok0 && (w0 != w1 || h0 != h1) {
+			t.Fatalf("point %d %v: full mesh %g %v / %g %v %v, without the lists %g %v / %g %v %v", i, p, d0, g0, w0, h0, ok0, d1, g1, w1, h1, ok1)
+		}
+	}
+}
