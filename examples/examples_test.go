@@ -114,6 +114,17 @@ var examples = []struct {
 	// The dense heap: as it lands, a few quads pinched between layers
 	// stretch for a frame or two. The spike is chaotic: these 14 frames
 	// reach 42 %, and 32 % to 44 % with the floor up to 0.1 mm lower.
+	{"knee", 24, 0, func(f figures) string {
+		// at the last frame (23/24 s) the knee's top has risen to 0.215 m
+		// (the still leg's top is at 0.14 m), and the blanket lies on it
+		if f.rep.HighestY < 0.21 || f.rep.HighestY > 0.23 {
+			return fmt.Sprintf("highest point y = %.4f m, want on the rising knee's top (0.215 m + thickness): 0.21-0.23 m", f.rep.HighestY)
+		}
+		if f.rep.LowestY < -f.rep.Thickness {
+			return fmt.Sprintf("lowest point y = %.4f m, want >= -thickness %.4f m (the floor)", f.rep.LowestY, f.rep.Thickness)
+		}
+		return ""
+	}},
 	{"sheet", 14, 0.5, func(f figures) string {
 		// the sheet starts upright up to y = 1.45 m and heaps on the floor
 		if f.rep.HighestY > 0.9 {
