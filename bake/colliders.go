@@ -73,11 +73,7 @@ func nodeColliders(m *meshio.Mesh, friction, fps float64, frames int) ([]sdf.Col
 // deforms the welded mesh (sdf.MeshSequence).
 func skinnedNode(n meshio.ColliderNode, fps float64, frames int) (sdf.SDF, error) {
 	rest := n.Skin.At(0)
-	prim := meshio.Primitive{Positions: rest, Indices: make([]int32, 0, 3*len(n.Triangles))}
-	for _, t := range n.Triangles {
-		prim.Indices = append(prim.Indices, t[0], t[1], t[2])
-	}
-	w, err := meshio.Weld(&meshio.Mesh{Primitives: []meshio.Primitive{prim}}, meshio.DefaultWeldOptions())
+	w, err := weldTriangles(rest, n.Triangles)
 	if err != nil {
 		return nil, err
 	}
@@ -87,13 +83,21 @@ func skinnedNode(n meshio.ColliderNode, fps float64, frames int) (sdf.SDF, error
 		if k > 0 {
 			pos = n.Skin.At(float64(k) / fps)
 		}
-		sim := make([]vec.Vec3, len(w.Positions))
-		for r := len(pos) - 1; r >= 0; r-- {
-			sim[w.RenderToSim[r]] = pos[r] // the first render vertex wins
-		}
-		samples[k] = sim
+		samples[k] = make([]vec.Vec3, len(w.Positions))
+		w.Gather(samples[k], pos)
 	}
 	return sdf.NewMeshSequence(w.Triangles, samples, 1/fps)
+}
+
+// weldTriangles welds a glTF collider node's mesh, whose vertices are split
+// at UV seams and hard edges, which would leave the surface open along
+// them.
+func weldTriangles(pos []vec.Vec3, tris [][3]int32) (*meshio.Welded, error) {
+	prim := meshio.Primitive{Positions: pos, Indices: make([]int32, 0, 3*len(tris))}
+	for _, t := range tris {
+		prim.Indices = append(prim.Indices, t[0], t[1], t[2])
+	}
+	return meshio.Weld(&meshio.Mesh{Primitives: []meshio.Primitive{prim}}, meshio.DefaultWeldOptions())
 }
 
 // nodeKeys turns an animated collider node's sampled world transforms into
@@ -163,16 +167,11 @@ func fitNodeShape(n meshio.ColliderNode) (sdf.SDF, error) {
 		origin := n.World.MulPoint(vec.V(0, hi.Y, 0))
 		return sdf.Plane{Normal: up, Offset: up.Dot(origin)}, nil
 	case "mesh":
-		// weld first: a glTF mesh splits its vertices at UV seams and hard
-		// edges, which would leave the surface open along them
-		prim := meshio.Primitive{Positions: make([]vec.Vec3, len(n.Local)), Indices: make([]int32, 0, 3*len(n.Triangles))}
+		pos := make([]vec.Vec3, len(n.Local))
 		for i, p := range n.Local {
-			prim.Positions[i] = n.World.MulPoint(p)
+			pos[i] = n.World.MulPoint(p)
 		}
-		for _, t := range n.Triangles {
-			prim.Indices = append(prim.Indices, t[0], t[1], t[2])
-		}
-		w, err := meshio.Weld(&meshio.Mesh{Primitives: []meshio.Primitive{prim}}, meshio.DefaultWeldOptions())
+		w, err := weldTriangles(pos, n.Triangles)
 		if err != nil {
 			return nil, err
 		}
@@ -250,10 +249,9 @@ func meshCollider(sc *Scene, key string, cs ColliderSpec) (sdf.SDF, error) {
 	return s, nil
 }
 
-// readColliderMesh reads and welds a mesh collider's file, in the scene's
-// units and axes unless the collider sets its own.
-func readColliderMesh(sc *Scene, key string, cs ColliderSpec) (*meshio.Mesh, *meshio.Welded, error) {
-	path := sc.Resolve(cs.Path)
+// colliderReadOptions are the read options of a mesh collider's file: the
+// scene's units and axes unless the collider sets its own.
+func colliderReadOptions(sc *Scene, cs ColliderSpec) meshio.ReadOptions {
 	opt := meshio.DefaultReadOptions()
 	opt.AllMeshes = true
 	opt.Scale = sc.Scale
@@ -267,7 +265,14 @@ func readColliderMesh(sc *Scene, key string, cs ColliderSpec) (*meshio.Mesh, *me
 	if up == "z" {
 		opt.Up = meshio.AxisZ
 	}
-	m, err := meshio.Read(path, opt)
+	return opt
+}
+
+// readColliderMesh reads and welds a mesh collider's file, in the scene's
+// units and axes unless the collider sets its own.
+func readColliderMesh(sc *Scene, key string, cs ColliderSpec) (*meshio.Mesh, *meshio.Welded, error) {
+	path := sc.Resolve(cs.Path)
+	m, err := meshio.Read(path, colliderReadOptions(sc, cs))
 	if err != nil {
 		return nil, nil, badInput(fmt.Errorf("%s: %w", key, err), readFix(err))
 	}
@@ -307,48 +312,27 @@ func cacheFrames(sc *Scene, key string, cs ColliderSpec, m *meshio.Mesh, w *mesh
 		return nil, badInput(fmt.Errorf("%s.cache: %s holds %d points, %s has %d vertices", key, path, n, sc.Resolve(cs.Path), m.SourceVertices),
 			"write the cache from the same mesh, every vertex in the file's order (OBJ: its v lines)")
 	}
-	scale := sc.Scale
-	if cs.Scale > 0 {
-		scale = cs.Scale
-	}
-	up := sc.Up
-	if cs.Up != "" {
-		up = cs.Up
-	}
-	zUp := up == "z" && (m.Format == meshio.FormatOBJ || m.Format == meshio.FormatSTL)
-	// each welded vertex takes the cache point of its first render vertex
-	src := make([]int32, len(w.Positions))
-	for i := range src {
-		src[i] = -1
-	}
-	r := 0
 	for _, p := range m.Primitives {
 		if len(p.Source) != len(p.Positions) {
 			return nil, badInput(fmt.Errorf("%s.cache: %s does not number its vertices for a cache", key, sc.Resolve(cs.Path)),
 				"give a mesh collider with a cache as OBJ")
 		}
-		for _, sv := range p.Source {
-			if s := w.RenderToSim[r]; src[s] < 0 {
-				src[s] = sv
-			}
-			r++
-		}
 	}
+	// each sample's points in render order, mapped as the file's vertices
+	// were, then one per welded vertex
+	opt := colliderReadOptions(sc, cs)
+	render := make([]vec.Vec3, len(w.RenderToSim))
 	frames := make([][]vec.Vec3, len(pc.Frames))
 	for k, f := range pc.Frames {
-		pos := make([]vec.Vec3, len(w.Positions))
-		for i, sv := range src {
-			if sv < 0 || int(sv) >= len(f) {
-				return nil, badInput(fmt.Errorf("%s.cache: %s: welded vertex %d has no point in the cache", key, path, i),
-					"write the cache from the same mesh file")
+		r := 0
+		for _, p := range m.Primitives {
+			for _, sv := range p.Source {
+				render[r] = opt.Place(m.Format, f[sv])
+				r++
 			}
-			q := f[sv]
-			if zUp {
-				q = vec.Vec3{X: q.X, Y: q.Z, Z: -q.Y}
-			}
-			pos[i] = q.Scale(scale)
 		}
-		frames[k] = pos
+		frames[k] = make([]vec.Vec3, len(w.Positions))
+		w.Gather(frames[k], render)
 	}
 	return frames, nil
 }

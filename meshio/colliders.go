@@ -2,7 +2,6 @@ package meshio
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/qmuntal/gltf"
@@ -99,14 +98,12 @@ func (r *gltfReader) colliderNodes() ([]ColliderNode, map[int]bool, []string, er
 	}
 	scale := vec.ScaleMat(vec.V(r.opt.Scale, r.opt.Scale, r.opt.Scale))
 	visited := make([]bool, len(doc.Nodes))
-	var chains [][]int // per collider: its nodes, root first
-	var walk func(ni int, parent vec.Mat4, depth int, chain []int) error
-	walk = func(ni int, parent vec.Mat4, depth int, chain []int) error {
+	var walk func(ni int, parent vec.Mat4, depth int) error
+	walk = func(ni int, parent vec.Mat4, depth int) error {
 		if ni < 0 || ni >= len(doc.Nodes) || visited[ni] || depth > maxNodeDepth || doc.Nodes[ni] == nil {
 			return nil // instances() reports broken hierarchies
 		}
 		visited[ni] = true
-		chain = append(chain, ni)
 		n := doc.Nodes[ni]
 		world := parent.Mul(nodeMatrix(n))
 		kind, ok, err := colliderKind(n)
@@ -149,37 +146,27 @@ func (r *gltfReader) colliderNodes() ([]ColliderNode, map[int]bool, []string, er
 				}
 			}
 			out = append(out, c)
-			chains = append(chains, slices.Clone(chain))
 		}
 		for _, ch := range n.Children {
-			if err := walk(ch, world, depth+1, chain); err != nil {
+			if err := walk(ch, world, depth+1); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 	for _, ni := range roots {
-		if err := walk(ni, vec.Identity(), 0, nil); err != nil {
+		if err := walk(ni, vec.Identity(), 0); err != nil {
 			return nil, nil, nil, err
 		}
+	}
+	parent := nodeParents(doc)
+	chains := make([][]int, len(out)) // per collider: its nodes, root first
+	for i, c := range out {
+		chains[i] = ancestry(parent, c.Node)
 	}
 	warnings, err := r.animateColliders(out, chains)
 	if err != nil {
 		return nil, nil, nil, err
-	}
-	parent := make([]int, len(doc.Nodes))
-	for i := range parent {
-		parent[i] = -1
-	}
-	for i, n := range doc.Nodes {
-		if n == nil {
-			continue
-		}
-		for _, ch := range n.Children {
-			if ch >= 0 && ch < len(parent) && ch != i {
-				parent[ch] = i
-			}
-		}
 	}
 	for i := range out {
 		c := &out[i]

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/qmuntal/gltf"
 
@@ -55,7 +56,7 @@ func (c *trsCurve) at(t float64) [4]float64 {
 	if t >= c.times[n-1] {
 		return val(n-1, mid)
 	}
-	i := max(0, sortSearch(c.times, t)-1)
+	i := max(0, sort.Search(n, func(k int) bool { return c.times[k] > t })-1)
 	t0, t1 := c.times[i], c.times[i+1]
 	dt := t1 - t0
 	u := (t - t0) / dt
@@ -81,17 +82,6 @@ func (c *trsCurve) at(t float64) [4]float64 {
 		}
 	}
 	return out
-}
-
-// sortSearch returns the index of the first time above t.
-func sortSearch(times []float64, t float64) int {
-	i, _ := slices.BinarySearchFunc(times, t, func(a, b float64) int {
-		if a <= b {
-			return -1
-		}
-		return 1
-	})
-	return i
 }
 
 func quat(v [4]float64) vec.Quat { return vec.Quat{X: v[0], Y: v[1], Z: v[2], W: v[3]} }
@@ -327,9 +317,5 @@ func animatedMatrix(n *gltf.Node, nc *nodeCurves, t float64) vec.Mat4 {
 		v := nc.s.at(t)
 		s = [3]float64{v[0], v[1], v[2]}
 	}
-	rot := quat(q)
-	if l := math.Sqrt(rot.Dot(rot)); l > 0 && !math.IsNaN(l) {
-		rot = rot.Normalize()
-	}
-	return vec.TRS(vec.V(tr[0], tr[1], tr[2]), rot, vec.V(s[0], s[1], s[2]))
+	return trsMatrix(tr, q, s)
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -433,7 +434,65 @@ func nodeMatrix(n *gltf.Node) vec.Mat4 {
 	if n.Matrix != gltf.DefaultMatrix && n.Matrix != ([16]float64{}) {
 		return vec.Mat4FromColumnMajor(n.Matrix)
 	}
-	t, q, s := n.TranslationOrDefault(), n.RotationOrDefault(), n.ScaleOrDefault()
+	return trsMatrix(n.TranslationOrDefault(), n.RotationOrDefault(), n.ScaleOrDefault())
+}
+
+// nodeParents returns every node's parent (-1 for a root): the first node
+// listing it as a child.
+func nodeParents(doc *gltf.Document) []int {
+	parent := make([]int, len(doc.Nodes))
+	for i := range parent {
+		parent[i] = -1
+	}
+	for i, n := range doc.Nodes {
+		if n == nil {
+			continue
+		}
+		for _, c := range n.Children {
+			if c >= 0 && c < len(parent) && parent[c] < 0 && c != i {
+				parent[c] = i
+			}
+		}
+	}
+	return parent
+}
+
+// worldsOf returns every node's world transform: local(i) after its
+// parents' (a cyclic hierarchy is cut after len(parent) levels).
+func worldsOf(parent []int, local func(i int) vec.Mat4) []vec.Mat4 {
+	world := make([]vec.Mat4, len(parent))
+	done := make([]bool, len(parent))
+	var get func(i, depth int) vec.Mat4
+	get = func(i, depth int) vec.Mat4 {
+		if done[i] {
+			return world[i]
+		}
+		l := local(i)
+		if p := parent[i]; p >= 0 && depth < len(parent) {
+			l = get(p, depth+1).Mul(l)
+		}
+		world[i], done[i] = l, true
+		return l
+	}
+	for i := range parent {
+		get(i, 0)
+	}
+	return world
+}
+
+// ancestry returns node n and its ancestors, root first.
+func ancestry(parent []int, n int) []int {
+	var up []int
+	for p := n; p >= 0 && len(up) <= len(parent); p = parent[p] {
+		up = append(up, p)
+	}
+	slices.Reverse(up)
+	return up
+}
+
+// trsMatrix returns T R S of a glTF translation, rotation (x, y, z, w;
+// normalised unless zero or not finite) and scale.
+func trsMatrix(t [3]float64, q [4]float64, s [3]float64) vec.Mat4 {
 	rot := vec.Quat{X: q[0], Y: q[1], Z: q[2], W: q[3]}
 	if l := math.Sqrt(rot.Dot(rot)); l > 0 && !math.IsNaN(l) {
 		rot = rot.Normalize()
@@ -484,11 +543,8 @@ func (r *gltfReader) primitive(in gltfInstance, pi int, prim *gltf.Primitive) (P
 	var idx []uint32
 	if prim.Indices != nil {
 		ai := *prim.Indices
-		acr, err := r.accessor(ai, place)
+		acr, err := r.checkedAccessor(ai, place)
 		if err != nil {
-			return p, false, err
-		}
-		if err := r.checkAccessor(acr, ai, place); err != nil {
 			return p, false, err
 		}
 		idx, err = modeler.ReadIndices(r.doc, acr, nil)
@@ -664,6 +720,19 @@ func (r *gltfReader) checkAccessor(acr *gltf.Accessor, ai int, place string) err
 		return r.errf(place, "%d elements need %d bytes but bufferView %d has %d", acr.Count, need, bvi, bv.ByteLength)
 	}
 	return nil
+}
+
+// checkedAccessor returns accessor i after checkAccessor, for the
+// library's typed readers.
+func (r *gltfReader) checkedAccessor(i int, place string) (*gltf.Accessor, error) {
+	acr, err := r.accessor(i, place)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.checkAccessor(acr, i, place); err != nil {
+		return nil, err
+	}
+	return acr, nil
 }
 
 // readAccessor reads accessor ai with the library after checking it.

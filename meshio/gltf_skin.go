@@ -35,32 +35,15 @@ type NodeSkin struct {
 // joint's world transform at t (the node's own transform takes no part, as
 // glTF has it for skinned meshes).
 func (s *NodeSkin) At(t float64) []vec.Vec3 {
-	world := make([]*vec.Mat4, len(s.nodes))
-	var chain []int
-	worldOf := func(n int) vec.Mat4 {
-		if world[n] != nil {
-			return *world[n]
+	world := worldsOf(s.parent, func(i int) vec.Mat4 {
+		if s.nodes[i] == nil {
+			return vec.Identity()
 		}
-		// up to the first node already known or a root (at most
-		// maxNodeDepth up, as the reader walks: a cyclic file stops there)
-		chain = chain[:0]
-		for p := n; p >= 0 && world[p] == nil && len(chain) <= maxNodeDepth; p = s.parent[p] {
-			chain = append(chain, p)
-		}
-		m := vec.Identity()
-		if top := s.parent[chain[len(chain)-1]]; top >= 0 && world[top] != nil {
-			m = *world[top]
-		}
-		for i := len(chain) - 1; i >= 0; i-- {
-			m = m.Mul(animatedMatrix(s.nodes[chain[i]], s.curves[chain[i]], t))
-			w := m
-			world[chain[i]] = &w
-		}
-		return m
-	}
+		return animatedMatrix(s.nodes[i], s.curves[i], t)
+	})
 	skin := make([]vec.Mat4, len(s.joints))
 	for j, n := range s.joints {
-		skin[j] = vec.ScaleMat(vec.V(s.scale, s.scale, s.scale)).Mul(worldOf(n)).Mul(s.ibm[j])
+		skin[j] = vec.ScaleMat(vec.V(s.scale, s.scale, s.scale)).Mul(world[n]).Mul(s.ibm[j])
 	}
 	out := make([]vec.Vec3, len(s.local))
 	for i, v := range s.local {
@@ -104,11 +87,8 @@ func (r *gltfReader) nodeSkin(ni int, local []vec.Vec3, parent []int) (*NodeSkin
 		s.ibm[j] = vec.Identity()
 	}
 	if sk.InverseBindMatrices != nil {
-		acr, err := r.accessor(*sk.InverseBindMatrices, place)
+		acr, err := r.checkedAccessor(*sk.InverseBindMatrices, place)
 		if err != nil {
-			return nil, err
-		}
-		if err := r.checkAccessor(acr, *sk.InverseBindMatrices, place); err != nil {
 			return nil, err
 		}
 		ms, err := modeler.ReadInverseBindMatrices(doc, acr, nil)
@@ -135,18 +115,11 @@ func (r *gltfReader) nodeSkin(ni int, local []vec.Vec3, parent []int) (*NodeSkin
 		if !jok || !wok {
 			return nil, nil // not skinned after all: the bind-pose warning stands
 		}
-		read := func(ai int) (*gltf.Accessor, error) {
-			acr, err := r.accessor(ai, pplace)
-			if err == nil {
-				err = r.checkAccessor(acr, ai, pplace)
-			}
-			return acr, err
-		}
-		jacr, err := read(ja)
+		jacr, err := r.checkedAccessor(ja, pplace)
 		if err != nil {
 			return nil, err
 		}
-		wacr, err := read(wa)
+		wacr, err := r.checkedAccessor(wa, pplace)
 		if err != nil {
 			return nil, err
 		}

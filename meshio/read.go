@@ -141,17 +141,30 @@ func sniffFormat(data []byte) Format {
 	return FormatInvalid
 }
 
+// zUp reports whether a file of format f is turned from Z-up: OBJ and STL
+// when opt.Up is AxisZ (glTF is Y-up by definition).
+func (opt ReadOptions) zUp(f Format) bool {
+	return opt.Up == AxisZ && (f == FormatOBJ || f == FormatSTL)
+}
+
+// Place maps a point as a file of format f stores it to drape's world, as
+// Read does: turned from Z-up (see ReadOptions.Up) and scaled. A point
+// cache written for the file's vertices takes the same mapping.
+func (opt ReadOptions) Place(f Format, p vec.Vec3) vec.Vec3 {
+	if opt.zUp(f) {
+		p = vec.Vec3{X: p.X, Y: p.Z, Z: -p.Y}
+	}
+	return p.Scale(opt.Scale)
+}
+
 // finish applies the up axis and scale, checks that every coordinate is
 // finite and every index in range, and adds unit warnings.
 func finish(m *Mesh, opt ReadOptions) error {
-	zUp := opt.Up == AxisZ && (m.Format == FormatOBJ || m.Format == FormatSTL)
+	zUp := opt.zUp(m.Format)
 	for pi := range m.Primitives {
 		p := &m.Primitives[pi]
 		for i, q := range p.Positions {
-			if zUp {
-				q = vec.Vec3{X: q.X, Y: q.Z, Z: -q.Y}
-			}
-			q = q.Scale(opt.Scale)
+			q = opt.Place(m.Format, q)
 			if !q.IsFinite() {
 				return &ParseError{Path: m.Path, Place: p.Name, Msg: fmt.Sprintf("vertex %d is not finite after scaling by %g", i, opt.Scale)}
 			}
@@ -170,10 +183,7 @@ func finish(m *Mesh, opt ReadOptions) error {
 		}
 	}
 	for i, q := range m.SourcePositions {
-		if zUp {
-			q = vec.Vec3{X: q.X, Y: q.Z, Z: -q.Y}
-		}
-		m.SourcePositions[i] = q.Scale(opt.Scale)
+		m.SourcePositions[i] = opt.Place(m.Format, q)
 	}
 	if m.NumTriangles() == 0 {
 		return &ParseError{Path: m.Path, Msg: "no triangles: the file holds no faces", Err: ErrNoGeometry}

@@ -34,3 +34,12 @@ func (w *Welded) Scatter(dst, sim []vec.Vec3) {
 		dst[r] = sim[s]
 	}
 }
+
+// Gather writes each simulation vertex's position from render positions:
+// dst[s] = render[r] for the first render vertex r of s (the one whose
+// position Weld kept). dst must have len(Positions) entries.
+func (w *Welded) Gather(dst, render []vec.Vec3) {
+	for r := len(w.RenderToSim) - 1; r >= 0; r-- {
+		dst[w.RenderToSim[r]] = render[r]
+	}
+}

@@ -1015,35 +1015,7 @@ func (f *fitAcc) transform(w vec.Mat4) (vec.Mat4, error) {
 
 // worldMatrices returns every node's world transform.
 func worldMatrices(doc *gltf.Document) []vec.Mat4 {
-	parent := make([]int, len(doc.Nodes))
-	for i := range parent {
-		parent[i] = -1
-	}
-	for i, n := range doc.Nodes {
-		for _, c := range n.Children {
-			if c >= 0 && c < len(parent) && parent[c] < 0 && c != i {
-				parent[c] = i
-			}
-		}
-	}
-	world := make([]vec.Mat4, len(doc.Nodes))
-	done := make([]bool, len(doc.Nodes))
-	var get func(i, depth int) vec.Mat4
-	get = func(i, depth int) vec.Mat4 {
-		if done[i] {
-			return world[i]
-		}
-		l := localMatrix(doc.Nodes[i])
-		if p := parent[i]; p >= 0 && depth < len(doc.Nodes) {
-			l = get(p, depth+1).Mul(l)
-		}
-		world[i], done[i] = l, true
-		return l
-	}
-	for i := range doc.Nodes {
-		get(i, 0)
-	}
-	return world
+	return worldsOf(nodeParents(doc), func(i int) vec.Mat4 { return localMatrix(doc.Nodes[i]) })
 }
 
 // localMatrix returns a node's transform relative to its parent.
