@@ -156,8 +156,12 @@ func TestPreviewDrawsDeformingCollider(t *testing.T) {
 	if err := os.WriteFile(scene, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	draw, err := colliderSurfaces(scene)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ t, top float64 }{{0, 0.2}, {0.5, 0.35}, {1, 0.5}, {3, 0.5}} {
-		surfs, err := colliderSurfaces(scene, c.t)
+		surfs, err := draw(c.t)
 		if err != nil {
 			t.Fatal(err)
 		}

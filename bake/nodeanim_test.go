@@ -219,12 +219,12 @@ func TestBlenderSkinnedColliderGLB(t *testing.T) {
 	// the preview draws the cube as its skeleton poses it; Blender's
 	// exporter puts scene frame k at k/fps, so the keys at frames 1 and 25
 	// are at 1/24 and 25/24 s
+	draws, err := nodeSurfaces(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ t, top float64 }{{1.0 / 24, 0.2}, {13.0 / 24, 0.35}, {25.0 / 24, 0.5}} {
-		surfs, err := nodeSurfaces(sc, c.t)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if top := surfaceTop(surfs); math.Abs(top-c.top) > 1e-4 {
+		if top := surfaceTop(drawAll(t, draws, c.t)); math.Abs(top-c.top) > 1e-4 {
 			t.Errorf("preview at %.4g s: the skinned cube's top at %.4f m, want %.2f m", c.t, top, c.top)
 		}
 	}
@@ -236,6 +236,16 @@ func TestBlenderSkinnedColliderGLB(t *testing.T) {
 	if rep.MaxPenetration > 0.1*rep.Thickness {
 		t.Errorf("max penetration %.2f mm, want at most a tenth of the thickness %.2f mm", 1000*rep.MaxPenetration, 1000*rep.Thickness)
 	}
+}
+
+// drawAll draws every collider of draws at time at.
+func drawAll(t *testing.T, draws []surfaceAt, at float64) []render.Surface {
+	t.Helper()
+	out, err := drawAt(draws, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // surfaceTop returns the highest point of the surfaces.
@@ -255,11 +265,12 @@ func surfaceTop(surfs []render.Surface) float64 {
 func TestPreviewDrawsAnimatedNodeColliders(t *testing.T) {
 	sc := DefaultScene()
 	sc.Input = writeRisingBall(t, true)
+	draws, err := nodeSurfaces(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ t, top float64 }{{0, -0.3}, {0.5, 0.2}, {1, 0.7}} {
-		surfs, err := nodeSurfaces(sc, c.t)
-		if err != nil {
-			t.Fatal(err)
-		}
+		surfs := drawAll(t, draws, c.t)
 		if len(surfs) != 1 || math.Abs(surfaceTop(surfs)-c.top) > 1e-3 {
 			t.Errorf("t = %g s: %d surfaces, top %.4f m; want the ball's top at %.1f m", c.t, len(surfs), surfaceTop(surfs), c.top)
 		}

@@ -69,8 +69,12 @@ func Preview(in, out string, opt PreviewOptions) error {
 	// Colliders move with their keys: draw each frame's pose.
 	extras := make([][]render.Surface, len(frames))
 	if opt.Scene != "" {
+		draw, err := colliderSurfaces(opt.Scene)
+		if err != nil {
+			return err
+		}
 		for i, f := range frames {
-			if extras[i], err = colliderSurfaces(opt.Scene, b.Times[f]); err != nil {
+			if extras[i], err = draw(b.Times[f]); err != nil {
 				return err
 			}
 		}
@@ -129,14 +133,17 @@ func Preview(in, out string, opt PreviewOptions) error {
 	return st.commit()
 }
 
-// colliderSurfaces tessellates a scene's colliders at time t [s] for
-// drawing.
-func colliderSurfaces(scenePath string, t float64) ([]render.Surface, error) {
+// surfaceAt draws one collider at time t [s].
+type surfaceAt func(t float64) (render.Surface, error)
+
+// colliderSurfaces reads a scene's colliders, and its input's collider
+// nodes, once and returns what draws them at any time t [s].
+func colliderSurfaces(scenePath string) (func(t float64) ([]render.Surface, error), error) {
 	sc, err := LoadScene(scenePath)
 	if err != nil {
 		return nil, err
 	}
-	var out []render.Surface
+	var draws []surfaceAt
 	for i, cs := range sc.Colliders {
 		if cs.Type == "plane" {
 			continue // the ground plane stands in for it
@@ -148,49 +155,69 @@ func colliderSurfaces(scenePath string, t float64) ([]render.Surface, error) {
 			if err != nil {
 				return nil, err
 			}
-			tr := a.Transform(t)
-			pos := make([]vec.Vec3, len(w.Positions))
-			for k, p := range w.Positions {
-				pos[k] = tr.MulPoint(p)
-			}
+			var frames [][]vec.Vec3
 			if cs.Cache != "" {
-				// a deforming collider: its cache between the samples around t
-				frames, err := cacheFrames(sc, key, cs, m, w)
-				if err != nil {
+				if frames, err = cacheFrames(sc, key, cs, m, w); err != nil {
 					return nil, err
 				}
-				u := min(max(t*sc.FPS, 0), float64(len(frames)-1))
-				k := min(int(u), len(frames)-1)
-				b := min(k+1, len(frames)-1)
-				for i := range pos {
-					pos[i] = frames[k][i].Lerp(frames[b][i], u-float64(k))
-				}
 			}
-			out = append(out, render.Surface{Positions: pos, Triangles: w.Triangles})
+			draws = append(draws, func(t float64) (render.Surface, error) {
+				pos := make([]vec.Vec3, len(w.Positions))
+				if frames != nil {
+					// a deforming collider: its cache between the samples
+					// around t
+					u := min(max(t*sc.FPS, 0), float64(len(frames)-1))
+					k := min(int(u), len(frames)-1)
+					b := min(k+1, len(frames)-1)
+					for i := range pos {
+						pos[i] = frames[k][i].Lerp(frames[b][i], u-float64(k))
+					}
+				} else {
+					tr := a.Transform(t)
+					for k, p := range w.Positions {
+						pos[k] = tr.MulPoint(p)
+					}
+				}
+				return render.Surface{Positions: pos, Triangles: w.Triangles}, nil
+			})
 			continue
 		}
-		shape, err := colliderShape(sc, key, cs)
-		if err != nil {
+		if a.Shape, err = colliderShape(sc, key, cs); err != nil {
 			return nil, err
 		}
-		a.Shape = shape
-		pose, err := a.At(t)
-		if err != nil {
-			return nil, sc.rangeError(key+".keys", len(cs.Keys), err.Error())
-		}
-		out = append(out, tessellate(pose))
+		draws = append(draws, func(t float64) (render.Surface, error) {
+			pose, err := a.At(t)
+			if err != nil {
+				return render.Surface{}, sc.rangeError(key+".keys", len(cs.Keys), err.Error())
+			}
+			return tessellate(pose), nil
+		})
 	}
-	nodes, err := nodeSurfaces(sc, t)
+	nodes, err := nodeSurfaces(sc)
 	if err != nil {
 		return nil, err
 	}
-	return append(out, nodes...), nil
+	draws = append(draws, nodes...)
+	return func(t float64) ([]render.Surface, error) { return drawAt(draws, t) }, nil
 }
 
-// nodeSurfaces draws the collider nodes of a glTF input at time t [s], as
-// the bake moves them: skinned meshes posed by their skeleton, animated
-// nodes by their animation.
-func nodeSurfaces(sc *Scene, t float64) ([]render.Surface, error) {
+// drawAt draws every collider of draws at time t [s].
+func drawAt(draws []surfaceAt, t float64) ([]render.Surface, error) {
+	out := make([]render.Surface, len(draws))
+	for i, d := range draws {
+		s, err := d(t)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// nodeSurfaces reads the collider nodes of a glTF input and returns what
+// draws each of them, as the bake moves them: skinned meshes posed by
+// their skeleton, animated nodes by their animation.
+func nodeSurfaces(sc *Scene) ([]surfaceAt, error) {
 	if ext := strings.ToLower(filepath.Ext(sc.Input)); ext != ".gltf" && ext != ".glb" {
 		return nil, nil // only glTF carries collider nodes
 	}
@@ -198,7 +225,7 @@ func nodeSurfaces(sc *Scene, t float64) ([]render.Surface, error) {
 	if err != nil {
 		return nil, badInput(err, readFix(err))
 	}
-	var out []render.Surface
+	var draws []surfaceAt
 	for _, n := range m.Colliders {
 		if n.Kind == "plane" {
 			continue // the ground plane stands in for it
@@ -209,28 +236,31 @@ func nodeSurfaces(sc *Scene, t float64) ([]render.Surface, error) {
 		}
 		a := &sdf.Animated{Keys: keys}
 		if n.Kind == "mesh" {
-			var pos []vec.Vec3
-			if n.Skin != nil {
-				pos = n.Skin.At(t)
-			} else {
-				tr := a.Transform(t).Mul(n.World)
-				for _, p := range n.Local {
-					pos = append(pos, tr.MulPoint(p))
+			draws = append(draws, func(t float64) (render.Surface, error) {
+				if n.Skin != nil {
+					return render.Surface{Positions: n.Skin.At(t), Triangles: n.Triangles}, nil
 				}
-			}
-			out = append(out, render.Surface{Positions: pos, Triangles: n.Triangles})
+				tr := a.Transform(t).Mul(n.World)
+				pos := make([]vec.Vec3, len(n.Local))
+				for i, p := range n.Local {
+					pos[i] = tr.MulPoint(p)
+				}
+				return render.Surface{Positions: pos, Triangles: n.Triangles}, nil
+			})
 			continue
 		}
 		if a.Shape, err = fitNodeShape(n); err != nil {
 			return nil, badInput(fmt.Errorf("%s: collider node %q: %w", m.Path, n.Name, err), "")
 		}
-		pose, err := a.At(t)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, tessellate(pose))
+		draws = append(draws, func(t float64) (render.Surface, error) {
+			pose, err := a.At(t)
+			if err != nil {
+				return render.Surface{}, err
+			}
+			return tessellate(pose), nil
+		})
 	}
-	return out, nil
+	return draws, nil
 }
 
 // tessellate draws a convex SDF as a sphere mesh around its bounds projected
