@@ -352,16 +352,22 @@ DEFORM_SAMPLES = 9
 DEFORM_TOL = 1e-3
 
 
-def _local_coords(obj, depsgraph):
+def _coords(obj, depsgraph):
     """The evaluated mesh vertices of obj in object space (modifiers and
-    shape keys applied), or None for an object without mesh data."""
+    shape keys applied) as an n x 3 numpy array, or None for an object
+    without mesh data."""
+    import numpy as np
     obj_eval = obj.evaluated_get(depsgraph)
     try:
         me = obj_eval.to_mesh()
     except RuntimeError:
         return None
     try:
-        return [v.co.copy() for v in me.vertices] if me is not None else None
+        if me is None:
+            return None
+        co = np.empty(3 * len(me.vertices), dtype=np.float64)
+        me.vertices.foreach_get("co", co)
+        return co.reshape(-1, 3)
     finally:
         obj_eval.to_mesh_clear()
 
@@ -372,6 +378,7 @@ def deforming_colliders(context, objs, start, end):
     changes shape between frames start and end (an armature, animated shape
     keys or modifiers). Only objects with modifiers or shape keys are
     sampled, at DEFORM_SAMPLES frames; the current frame is restored."""
+    import numpy as np
     cands = [o for o in objs if o.type == 'MESH' and (len(o.modifiers) > 0 or o.data.shape_keys is not None)]
     if not cands or end <= start:
         return {}
@@ -382,20 +389,19 @@ def deforming_colliders(context, objs, start, end):
     try:
         scene.frame_set(start)
         dg = context.evaluated_depsgraph_get()
-        first = {o.name: _local_coords(o, dg) for o in cands}
+        first = {o.name: _coords(o, dg) for o in cands}
         for f in frames[1:]:
             scene.frame_set(f)
             dg = context.evaluated_depsgraph_get()
             for o in cands:
                 ref = first[o.name]
-                now = _local_coords(o, dg)
+                now = _coords(o, dg)
                 if ref is None or now is None:
                     continue
                 if len(now) != len(ref):
                     worst[o.name] = max(worst.get(o.name, (0, f)), (float("inf"), f))
                     continue
-                scale = o.matrix_world.to_scale()
-                d = max(((a - b) * scale).length for a, b in zip(now, ref)) if ref else 0.0
+                d = float(np.max(np.linalg.norm((now - ref) * np.array(o.matrix_world.to_scale()), axis=1))) if len(ref) else 0.0
                 worst[o.name] = max(worst.get(o.name, (0, f)), (d, f))
     finally:
         scene.frame_set(cur, subframe=sub)
@@ -420,41 +426,41 @@ def deform_warning(obj, d, f, start):
             % (obj.name, f, moved, start, obj.drape.collider_shape.lower(), start, fix))
 
 
-def write_collider_cache(context, obj, start, end, path):
-    """Writes obj's evaluated mesh in world space (glTF axes) at every frame
-    start..end as a PC2 point cache (sample k = frame start + k), in the
-    vertex order of its OBJ, restoring the current frame. Raises
-    ExportError when the vertex count changes."""
+def write_collider_caches(context, caches, start, end):
+    """Writes, for each (obj, path) of caches, obj's evaluated mesh in world
+    space (glTF axes) at every frame start..end as a PC2 point cache (sample
+    k = frame start + k) in the vertex order of its OBJ: one pass over the
+    frames for all of them, restoring the current frame. Raises ExportError
+    when a vertex count changes."""
+    if not caches:
+        return
     import struct
     import numpy as np
     scene = context.scene
     cur, sub = scene.frame_current, scene.frame_subframe
-    samples = []
+    samples = {path: [] for _, path in caches}
     try:
         for f in range(start, end + 1):
             scene.frame_set(f)
             dg = context.evaluated_depsgraph_get()
-            oe = obj.evaluated_get(dg)
-            me = oe.to_mesh()
-            try:
-                co = np.empty(3 * len(me.vertices), dtype=np.float64)
-                me.vertices.foreach_get("co", co)
-            finally:
-                oe.to_mesh_clear()
-            if samples and len(co) != len(samples[0]):
-                raise ExportError("collider %r has %d vertices at frame %d and %d at frame %d: a mesh collider must "
-                                  "keep its vertex count. Fix: apply or drop the modifier that changes it"
-                                  % (obj.name, len(samples[0]) // 3, start, len(co) // 3, f))
-            m = np.array([list(r) for r in obj.matrix_world], dtype=np.float64)
-            p = co.reshape(-1, 3) @ m[:3, :3].T + m[:3, 3]
-            samples.append(np.stack([p[:, 0], p[:, 2], -p[:, 1]], axis=1).ravel())  # glTF axes
+            for obj, path in caches:
+                co = _coords(obj, dg)
+                got = samples[path]
+                if got and len(co) != len(got[0]) // 3:
+                    raise ExportError("collider %r has %d vertices at frame %d and %d at frame %d: a mesh collider "
+                                      "must keep its vertex count. Fix: apply or drop the modifier that changes it"
+                                      % (obj.name, len(got[0]) // 3, start, len(co), f))
+                m = np.array([list(r) for r in obj.matrix_world], dtype=np.float64)
+                p = co @ m[:3, :3].T + m[:3, 3]
+                got.append(np.stack([p[:, 0], p[:, 2], -p[:, 1]], axis=1).ravel())  # glTF axes
     finally:
         scene.frame_set(cur, subframe=sub)
-    n = len(samples[0]) // 3
-    with open(path, "wb") as fh:
-        fh.write(b"POINTCACHE2\0" + struct.pack("<iiffi", 1, n, 0.0, 1.0, len(samples)))
-        for s in samples:
-            s.astype("<f4").tofile(fh)
+    for _, path in caches:
+        got = samples[path]
+        with open(path, "wb") as fh:
+            fh.write(b"POINTCACHE2\0" + struct.pack("<iiffi", 1, len(got[0]) // 3, 0.0, 1.0, len(got)))
+            for smp in got:
+                smp.astype("<f4").tofile(fh)
 
 
 def _same(ms, tol=1e-6):
@@ -462,11 +468,11 @@ def _same(ms, tol=1e-6):
     return all(all(abs(m[i][j] - m0[i][j]) <= tol for i in range(4) for j in range(4)) for m in ms[1:])
 
 
-def export_collider(context, depsgraph, obj, mats, start, end, fps, folder, deforms=False):
+def export_collider(depsgraph, obj, mats, fps, folder, cache=None):
     """Returns the drape collider dict of obj, writing a mesh collider's OBJ
     into folder. mats are obj's world matrices per baked frame. A mesh
-    collider that deforms gets its world positions per frame as a point
-    cache ("cache") instead of keys."""
+    collider that deforms names its point cache of world positions per frame
+    (cache, see write_collider_caches) instead of keys."""
     s = obj.drape
     obj_eval = obj.evaluated_get(depsgraph)
     loc0, rot0, scale0 = _decompose(mats[0])
@@ -475,12 +481,10 @@ def export_collider(context, depsgraph, obj, mats, start, end, fps, folder, defo
     fit = fit_shape(obj, obj_eval, s.collider_shape, scale0)
     animated = not _same(mats)
     out = None
-    if fit["type"] == "mesh" and deforms:
+    if cache is not None:
         name = "collider_%s.obj" % cache_key(obj.name)
         _write_points_obj(os.path.join(folder, name), obj, obj_eval, lambda co: mats[0] @ co)
-        pc2 = "collider_%s.pc2" % cache_key(obj.name)
-        write_collider_cache(context, obj, start, end, os.path.join(folder, pc2))
-        out = {"type": "mesh", "path": name, "up": "y", "cache": pc2}
+        out = {"type": "mesh", "path": name, "up": "y", "cache": cache}
         animated = False
     elif fit["type"] == "mesh":
         name = "collider_%s.obj" % cache_key(obj.name)
@@ -548,10 +552,15 @@ def export(context, obj, folder, warnings=None):
     if len(cloth_mats) == 1:
         cloth_mats = cloth_mats * (end - start + 1)
     deforming = deforming_colliders(context, cols, start, end)
-    if warnings is not None:
-        for c in cols:
-            if c.name in deforming and (c.drape.collider_shape != 'MESH' or deforming[c.name][0] == float("inf")):
-                warnings.append(deform_warning(c, deforming[c.name][0], deforming[c.name][1], start))
+    caches = {}  # collider name: its point cache's file name
+    for c in cols:
+        if c.name not in deforming:
+            continue
+        d, f = deforming[c.name]
+        if c.drape.collider_shape == 'MESH' and d != float("inf"):
+            caches[c.name] = "collider_%s.pc2" % cache_key(c.name)
+        elif warnings is not None:
+            warnings.append(deform_warning(c, d, f, start))
 
     cur, sub = scene.frame_current, scene.frame_subframe
     mod = drape_modifier(obj)
@@ -569,9 +578,9 @@ def export(context, obj, folder, warnings=None):
             pin = pins(obj, me, s.pin_group) if s.pin_group else None
         finally:
             obj_eval.to_mesh_clear()
-        collider_json = [export_collider(context, depsgraph, c, mats[c.name], start, end, fps, folder,
-                                         deforms=deforming.get(c.name, (0,))[0] not in (0, float("inf")))
-                         for c in cols]
+        write_collider_caches(context, [(c, os.path.join(folder, caches[c.name])) for c in cols if c.name in caches],
+                              start, end)
+        collider_json = [export_collider(depsgraph, c, mats[c.name], fps, folder, caches.get(c.name)) for c in cols]
     finally:
         if muted:
             mod.show_viewport = True
