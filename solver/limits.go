@@ -98,12 +98,11 @@ const limitMinCos = 0.966
 // together, coarse levels first, and the chains are coloured so that no two
 // of one colour share a vertex.
 func (m *Model) buildLimits() {
-	p := m.Params
 	b := &m.limit
 	b.colours = []int{0}
 	b.chainOff = []int32{0}
 	b.off = []int32{0}
-	if p.StretchStiffness <= 0 || len(m.stretch.v) == 0 {
+	if !m.anyFabric(func(f *Fabric) bool { return f.StretchStiffness > 0 }) || len(m.stretch.v) == 0 {
 		return
 	}
 	// mean stretch compliance per unit length
@@ -165,15 +164,16 @@ func (m *Model) buildLimits() {
 		}
 	}
 	type limit struct {
-		a, b int32 // path is verts[a:b]
-		d    float64
+		a, b  int32 // path is verts[a:b]
+		d     float64
+		alpha float64 // series compliance of its edges (several fabrics)
 	}
 	var lims []limit
 	var chainOff []int32 // chain k holds lims[chainOff[k]:chainOff[k+1]]
 	var spans []int
 	var verts []int32
 	var chain []int32
-	var plen []float64
+	var plen, pcomp []float64
 	used := make([]bool, len(adj))
 	for k0 := range adj {
 		if used[k0] {
@@ -196,13 +196,18 @@ func (m *Model) buildLimits() {
 			used[k], used[rev[k]] = true, true
 			chain = append(chain, adj[k])
 		}
-		plen = plen[:0]
-		acc := 0.0
+		plen, pcomp = plen[:0], pcomp[:0]
+		acc, comp := 0.0, 0.0
 		for i, c := range chain {
 			if i > 0 {
 				acc += rest[c].Sub(rest[chain[i-1]]).Len()
+				if m.triFab != nil {
+					_, a, _ := m.edgeCompliance(m.Topo.Edges[m.Topo.EdgeID(chain[i-1], c)])
+					comp += a
+				}
 			}
 			plen = append(plen, acc)
+			pcomp = append(pcomp, comp)
 		}
 		L := len(chain) - 1
 		if L < 2 {
@@ -228,7 +233,7 @@ func (m *Model) buildLimits() {
 					verts = append(verts, chain[i])
 				}
 				verts = append(verts, v)
-				lims = append(lims, limit{a, int32(len(verts)), plen[i1] - plen[i0]})
+				lims = append(lims, limit{a, int32(len(verts)), plen[i1] - plen[i0], min(pcomp[i1]-pcomp[i0], 1e30)})
 			}
 		}
 		if len(lims) > first {
@@ -255,7 +260,13 @@ func (m *Model) buildLimits() {
 			b.path = append(b.path, verts[l.a:l.b]...)
 			b.off = append(b.off, int32(len(b.path)))
 			b.maxLen = append(b.maxLen, l.d)
-			b.alpha = append(b.alpha, aPerLen*l.d)
+			if m.triFab == nil {
+				b.alpha = append(b.alpha, aPerLen*l.d)
+			} else {
+				// the fabrics' mean compliance per length would be too
+				// soft in one and too stiff in another
+				b.alpha = append(b.alpha, l.alpha)
+			}
 		}
 		b.chainOff = append(b.chainOff, int32(len(b.maxLen)))
 	}

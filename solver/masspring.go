@@ -42,7 +42,6 @@ func springForce(xa, xb vec.Vec3, rest, k, kc float64) vec.Vec3 {
 }
 
 func newSpringSet(m *Model) *springSet {
-	p := &m.Params
 	s := &springSet{}
 	add := func(a, b int32, k, kc float64) {
 		if m.InvMass[a] == 0 && m.InvMass[b] == 0 {
@@ -58,7 +57,7 @@ func newSpringSet(m *Model) *springSet {
 	for _, e := range m.Topo.Edges {
 		l := m.Rest[e.V[0]].Sub(m.Rest[e.V[1]]).Len()
 		g := m.edgeArea(e) / (l * l)
-		add(e.V[0], e.V[1], p.StretchStiffness*g, p.CompressionStiffness*g)
+		add(e.V[0], e.V[1], m.edgeValue(e, stretchOf)*g, m.edgeValue(e, compressionOf)*g)
 	}
 	s.structural = len(s.a)
 	// shear and bending, between opposite vertices
@@ -75,14 +74,15 @@ func newSpringSet(m *Model) *springSet {
 		}
 		if quadDiagonal(x0, x1, x2, x3) {
 			g := (a1 + a2) / 3 / (d * d)
-			add(e.Opp[0], e.Opp[1], p.ShearStiffness*g, p.ShearStiffness*g)
+			k := m.edgeValue(e, shearOf) * g
+			add(e.Opp[0], e.Opp[1], k, k)
 			s.shear++
 			continue
 		}
-		if p.BendingStiffness > 0 {
+		if kb := m.edgeValue(e, bendingOf); kb > 0 {
 			// match the dihedral energy ½·kθ·θ² at θ = 1 rad: the spring
 			// length changes by about h1·h2·θ²/(2d)
-			kTheta := p.BendingStiffness * 3 * l * l / (a1 + a2)
+			kTheta := kb * 3 * l * l / (a1 + a2)
 			h1, h2 := 2*a1/l, 2*a2/l
 			k := kTheta * 4 * d * d / (h1 * h1 * h2 * h2)
 			add(e.Opp[0], e.Opp[1], k, k)
@@ -311,7 +311,7 @@ func (ms *massSpring) vertexPhase(lo, hi int) {
 		case stageVerlet:
 			// x_{n+1} = x_n + damp·(x_n - x_{n-1}) + a·dt² (seed 000)
 			x := s.Pos[v]
-			s.Pos[v] = x.Add(x.Sub(ms.xOld[v]).Scale(ms.damp)).Add(a.Scale(dt * dt))
+			s.Pos[v] = x.Add(x.Sub(ms.xOld[v]).Scale(ms.dampAt(v))).Add(a.Scale(dt * dt))
 			ms.xOld[v] = x
 			s.Vel[v] = s.Pos[v].Sub(x).Scale(1 / dt)
 		case stageVerletEnd:
@@ -323,7 +323,7 @@ func (ms *massSpring) vertexPhase(lo, hi int) {
 			ms.vHalf[v] = ms.vHalf[v].Add(a.Scale(dt))
 		case stageEulerDrift:
 			// x ← x + v·dt with the staggered velocity (seed 001)
-			ms.vHalf[v] = ms.vHalf[v].Scale(ms.damp)
+			ms.vHalf[v] = ms.vHalf[v].Scale(ms.dampAt(v))
 			s.Pos[v] = s.Pos[v].Add(ms.vHalf[v].Scale(dt))
 			s.Vel[v] = ms.vHalf[v]
 		case stageEulerEnd:
@@ -349,7 +349,7 @@ func (ms *massSpring) movePins(t, dt float64) {
 // exp(-Damping·dt) on the inertial term.
 func (ms *massSpring) verletStep(t, dt float64, first, last bool) {
 	ms.dt = dt
-	ms.damp = math.Exp(-ms.m.Params.Damping * dt)
+	ms.setDamping(dt)
 	if first {
 		ms.accel(t)
 		ms.phase(stageVerletStart)
@@ -370,7 +370,7 @@ func (ms *massSpring) verletStep(t, dt float64, first, last bool) {
 // leapfrog, and free fall is exact).
 func (ms *massSpring) eulerStep(t, dt float64, first, last bool) {
 	ms.dt = dt
-	ms.damp = math.Exp(-ms.m.Params.Damping * dt)
+	ms.setDamping(dt)
 	if first {
 		ms.accel(t)
 		ms.phase(stageEulerKick)
@@ -395,7 +395,7 @@ func (ms *massSpring) eulerStep(t, dt float64, first, last bool) {
 // kicks.
 func (ms *massSpring) implicitStep(t, dt float64, first, last bool) {
 	ms.dt = dt
-	ms.damp = math.Exp(-ms.m.Params.Damping * dt)
+	ms.setDamping(dt)
 	ms.first, ms.last = first, last
 	ms.externalAccel(t)
 	ms.pool.run(len(ms.m.Rest), ms.fnPred)
@@ -408,7 +408,7 @@ func (ms *massSpring) implicitStep(t, dt float64, first, last bool) {
 }
 
 func (ms *massSpring) predict(lo, hi int) {
-	predict(ms.s.Pos[lo:hi], ms.s.Prev[lo:hi], ms.s.Vel[lo:hi], ms.acc[lo:hi], ms.m.InvMass[lo:hi], ms.dt, ms.damp, ms.first, nil, nil)
+	predict(ms.s.Pos[lo:hi], ms.s.Prev[lo:hi], ms.s.Vel[lo:hi], ms.acc[lo:hi], ms.m.InvMass[lo:hi], ms.dt, ms.damp, ms.dampSlice(lo, hi), ms.first, nil, nil)
 }
 
 func (ms *massSpring) updateVel(lo, hi int) {

@@ -98,6 +98,15 @@ type Model struct {
 	vtTri   []int32
 	triArea []float64
 
+	// fabrics (fabric.go): fabrics[0] is Params', fabrics[i+1] that of
+	// Params.Regions[i]; triFab is each triangle's (nil: all fabrics[0]);
+	// vDamping and triDrag are per-vertex damping and per-triangle drag
+	// where the fabrics differ in them (else nil)
+	fabrics  []Fabric
+	triFab   []int32
+	vDamping []float64
+	triDrag  []float64
+
 	springs *springSet // mass-spring model, nil for XPBD
 }
 
@@ -154,7 +163,10 @@ func NewModel(rest []vec.Vec3, tris [][3]int32, pins []Pin, p Params) (*Model, e
 		return nil, err
 	}
 	m := &Model{Params: p, Topo: tp, Rest: rest}
-	m.Mass = VertexMasses(rest, tris, p.Density)
+	if err := m.assignFabrics(); err != nil {
+		return nil, err
+	}
+	m.Mass = m.fabricMasses(tris)
 	m.InvMass = make([]float64, len(rest))
 	for i, ms := range m.Mass {
 		if ms > 0 {
@@ -206,6 +218,8 @@ func NewModel(rest []vec.Vec3, tris [][3]int32, pins []Pin, p Params) (*Model, e
 		}
 	}
 
+	m.buildFabricFields()
+
 	m.buildStretch()
 	if p.Solver == SolverXPBD {
 		m.buildLimits()
@@ -245,7 +259,6 @@ func stiffnessToCompliance(k float64) float64 {
 }
 
 func (m *Model) buildStretch() {
-	p := m.Params
 	var v [][2]int32
 	for _, e := range m.Topo.Edges {
 		if m.InvMass[e.V[0]] == 0 && m.InvMass[e.V[1]] == 0 {
@@ -262,19 +275,24 @@ func (m *Model) buildStretch() {
 	b.alphaC = make([]float64, len(v))
 	for i, c := range colour {
 		e := m.Topo.Edges[m.Topo.EdgeID(v[i][0], v[i][1])]
-		l := m.Rest[e.V[0]].Sub(m.Rest[e.V[1]]).Len()
-		g := m.edgeArea(e) / (l * l) // dimensionless geometry factor
 		b.v[c] = v[i]
-		b.rest[c] = l
-		b.alpha[c] = stiffnessToCompliance(p.StretchStiffness * g)
-		b.alphaC[c] = stiffnessToCompliance(p.CompressionStiffness * g)
+		b.rest[c], b.alpha[c], b.alphaC[c] = m.edgeCompliance(e)
 	}
+}
+
+// edgeCompliance returns edge e's rest length and its stretch and
+// compression compliances: the fabric's stiffness times the dimensionless
+// geometry factor (a third of the adjacent area over the squared length).
+func (m *Model) edgeCompliance(e Edge) (l, alpha, alphaC float64) {
+	l = m.Rest[e.V[0]].Sub(m.Rest[e.V[1]]).Len()
+	g := m.edgeArea(e) / (l * l)
+	return l, stiffnessToCompliance(m.edgeValue(e, stretchOf) * g), stiffnessToCompliance(m.edgeValue(e, compressionOf) * g)
 }
 
 func (m *Model) buildBend() {
 	p := m.Params
 	b := &m.bend
-	if p.BendingStiffness <= 0 || p.Solver != SolverXPBD {
+	if !m.anyFabric(func(f *Fabric) bool { return f.BendingStiffness > 0 }) || p.Solver != SolverXPBD {
 		b.colours = []int{0}
 		return
 	}
@@ -287,6 +305,9 @@ func (m *Model) buildBend() {
 		q := [4]int32{e.V[0], e.V[1], e.Opp[0], e.Opp[1]}
 		if m.InvMass[q[0]] == 0 && m.InvMass[q[1]] == 0 && m.InvMass[q[2]] == 0 && m.InvMass[q[3]] == 0 {
 			continue
+		}
+		if m.triFab != nil && m.edgeValue(e, bendingOf) <= 0 {
+			continue // between two fabrics without bending stiffness
 		}
 		v = append(v, q)
 		eid = append(eid, int32(i))
@@ -304,7 +325,7 @@ func (m *Model) buildBend() {
 		b.v[c] = q
 		b.rest[c] = dihedralAngle(m.Rest[q[0]], m.Rest[q[1]], m.Rest[q[2]], m.Rest[q[3]])
 		if a > 0 {
-			b.alpha[c] = stiffnessToCompliance(p.BendingStiffness * 3 * l2 / a)
+			b.alpha[c] = stiffnessToCompliance(m.edgeValue(e, bendingOf) * 3 * l2 / a)
 		} else {
 			b.alpha[c] = math.Inf(1)
 		}

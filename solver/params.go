@@ -151,6 +151,10 @@ type Params struct {
 	// SleepFrames is how many consecutive frames a vertex must stay below
 	// SleepSpeed before it sleeps.
 	SleepFrames int
+
+	// Regions give parts of the cloth fabrics of their own (fabric.go);
+	// the fields above are the fabric of the rest.
+	Regions []Region
 }
 
 // DefaultParams returns the default settings: a light cotton (150 g/m²)
@@ -230,6 +234,9 @@ func (p Params) Validate() error {
 		if err != nil {
 			return err
 		}
+	}
+	if err := p.validateRegions(); err != nil {
+		return err
 	}
 	if p.Sleep && p.SleepSpeed == 0 {
 		return fmt.Errorf("sleep speed = 0: must be > 0 when sleep is on (1e-3 m/s is a good start)")

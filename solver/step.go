@@ -95,7 +95,9 @@ type base struct {
 	s      *State
 	f      *Frame
 	t, dt  float64
-	damp   float64 // velocity factor exp(-Damping·dt)
+	damp   float64   // velocity factor exp(-Damping·dt)
+	dampV  []float64 // per vertex, where fabrics differ in damping (else nil)
+	dampDt float64   // the dt of dampV
 	aero   bool
 	fnTri  func(lo, hi int)
 	fnAcc  func(lo, hi int)
@@ -205,7 +207,7 @@ func (b *base) externalAccel(t float64) {
 func (b *base) triPhase(t float64) {
 	b.t = t
 	p := &b.m.Params
-	b.aero = p.AirDrag > 0
+	b.aero = p.AirDrag > 0 || b.m.triDrag != nil
 	if b.fnTri == nil {
 		b.fnTri, b.fnAcc = b.triForces, b.gatherAccel
 	}
@@ -227,6 +229,9 @@ func (b *base) triForces(lo, hi int) {
 		if windOn {
 			w = wind.At(x0.Add(x1).Add(x2).Scale(1.0/3), b.t)
 		}
+		if b.m.triDrag != nil {
+			k = b.m.triDrag[i]
+		}
 		b.triF[i] = aeroForce(x0, x1, x2, v, w, k)
 	}
 }
@@ -245,6 +250,31 @@ func (b *base) gatherAccel(lo, hi int) {
 		}
 		b.acc[v] = a
 	}
+}
+
+// setDamping sets the velocity factors exp(-damping·dt) of a substep of
+// dt: damp, and dampV where the model's fabrics differ in damping.
+func (b *base) setDamping(dt float64) {
+	b.damp = math.Exp(-b.m.Params.Damping * dt)
+	if b.m.vDamping != nil && (b.dampV == nil || dt != b.dampDt) {
+		b.dampV, b.dampDt = b.m.dampFactors(b.dampV, dt), dt
+	}
+}
+
+// dampSlice returns dampV[lo:hi], or nil where damping is uniform.
+func (b *base) dampSlice(lo, hi int) []float64 {
+	if b.dampV == nil {
+		return nil
+	}
+	return b.dampV[lo:hi]
+}
+
+// dampAt returns vertex v's velocity factor.
+func (b *base) dampAt(v int) float64 {
+	if b.dampV != nil {
+		return b.dampV[v]
+	}
+	return b.damp
 }
 
 // pinTarget returns the target of pin i at time t [m].

@@ -125,7 +125,7 @@ func (x *XPBD) step(k, n int, t, dt float64) {
 	p := &m.Params
 	x.dt = dt
 	x.invDt2 = 1 / (dt * dt)
-	x.damp = math.Exp(-p.Damping * dt)
+	x.setDamping(dt)
 	x.first, x.last = k == 0, k == n-1
 
 	// external forces and predict (one phase per vertex after the
@@ -219,7 +219,7 @@ func (x *XPBD) projectLimitChains(lo, hi int) {
 
 func (x *XPBD) predict(lo, hi int) {
 	x.gatherAccel(lo, hi)
-	predict(x.s.Pos[lo:hi], x.s.Prev[lo:hi], x.s.Vel[lo:hi], x.acc[lo:hi], x.m.InvMass[lo:hi], x.dt, x.damp, x.first,
+	predict(x.s.Pos[lo:hi], x.s.Prev[lo:hi], x.s.Vel[lo:hi], x.acc[lo:hi], x.m.InvMass[lo:hi], x.dt, x.damp, x.dampSlice(lo, hi), x.first,
 		x.half[lo:hi], x.out[lo:hi])
 }
 
@@ -243,8 +243,8 @@ func (x *XPBD) resume(n int) {
 }
 
 // predict is the XPBD/implicit prediction over one chunk of vertices:
-// v ← v·damp + a·dt, prev ← x, x ← x + v·dt. Vertices with zero inverse
-// mass do not move.
+// v ← v·damp + a·dt, prev ← x, x ← x + v·dt, with damp per vertex from
+// dampV where it is not nil. Vertices with zero inverse mass do not move.
 //
 // On a frame's first substep, a vertex whose velocity is still the
 // synchronised one the last frame ended with (vel = out) continues from
@@ -255,7 +255,7 @@ func (x *XPBD) resume(n int) {
 // under gravity, with one projection per substep, the sag a substep leaves
 // is proportional to its gravity step, and the first substep's was half.)
 // half and out may be nil (always the half kick).
-func predict(pos, prev, vel, acc []vec.Vec3, w []float64, dt, damp float64, first bool, half, out []vec.Vec3) {
+func predict(pos, prev, vel, acc []vec.Vec3, w []float64, dt, damp float64, dampV []float64, first bool, half, out []vec.Vec3) {
 	for i := range pos {
 		prev[i] = pos[i]
 		if w[i] == 0 {
@@ -269,7 +269,11 @@ func predict(pos, prev, vel, acc []vec.Vec3, w []float64, dt, damp float64, firs
 				kick = 0.5 * dt
 			}
 		}
-		v := v0.Scale(damp).Add(acc[i].Scale(kick))
+		d := damp
+		if dampV != nil {
+			d = dampV[i]
+		}
+		v := v0.Scale(d).Add(acc[i].Scale(kick))
 		vel[i] = v
 		pos[i] = pos[i].Add(v.Scale(dt))
 	}
