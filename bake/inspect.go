@@ -24,6 +24,9 @@ type InspectReport struct {
 	// Primitives is the number of render primitives (glTF primitive
 	// instances, OBJ material groups).
 	Primitives int `json:"primitives"`
+	// Materials are the names of the file's materials (glTF materials,
+	// OBJ usemtl names), which scene regions select by.
+	Materials []string `json:"materials,omitempty"`
 	// SourceVertices is the number of vertices as the file numbers them
 	// (OBJ v lines, STL facet corners, glTF render vertices).
 	SourceVertices int `json:"source_vertices"`
@@ -115,6 +118,7 @@ func Inspect(path string, opt meshio.ReadOptions, wopt meshio.WeldOptions) (*Ins
 		Format:            m.Format.String(),
 		Meshes:            append([]string{}, m.MeshNames...),
 		Primitives:        len(m.Primitives),
+		Materials:         m.MaterialNames,
 		SourceVertices:    m.SourceVertices,
 		RenderVertices:    m.NumVertices(),
 		WeldedVertices:    len(w.Positions),
@@ -204,6 +208,9 @@ func (r *InspectReport) WriteText(w io.Writer) {
 	fmt.Fprintf(&b, "file:               %s (%s)\n", r.File, r.Format)
 	fmt.Fprintf(&b, "meshes:             %s\n", strings.Join(r.Meshes, ", "))
 	fmt.Fprintf(&b, "primitives:         %d\n", r.Primitives)
+	if len(r.Materials) > 0 {
+		fmt.Fprintf(&b, "materials:          %s\n", materialList(r.Materials))
+	}
 	fmt.Fprintf(&b, "source vertices:    %d\n", r.SourceVertices)
 	fmt.Fprintf(&b, "render vertices:    %d\n", r.RenderVertices)
 	fmt.Fprintf(&b, "welded vertices:    %d (tolerance %.3g m)\n", r.WeldedVertices, r.WeldTolerance)

@@ -83,11 +83,16 @@ func PresetNames() []string {
 
 // Resolve returns the preset of spec with spec's overrides applied.
 func (f FabricSpec) Resolve() Fabric {
-	name := f.Preset
-	if name == "" {
-		name = DefaultPreset
+	return f.resolveOn(presets[DefaultPreset])
+}
+
+// resolveOn returns spec's preset, or base when it names none, with spec's
+// overrides applied.
+func (f FabricSpec) resolveOn(base Fabric) Fabric {
+	fab := base
+	if f.Preset != "" {
+		fab = presets[f.Preset]
 	}
-	fab := presets[name]
 	set := func(dst *float64, v *float64) {
 		if v != nil {
 			*dst = *v

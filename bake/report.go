@@ -20,22 +20,24 @@ type Report struct {
 	Outputs     []OutputInfo `json:"outputs"`
 	Date        string       `json:"date"`
 
-	Frames         int     `json:"frames"`
-	FPS            float64 `json:"fps"`
-	FrameStep      int     `json:"frame_step"`
-	Solver         string  `json:"solver"`
-	Substeps       int     `json:"substeps"`
-	Threads        int     `json:"threads"`
-	Fabric         Fabric  `json:"fabric"`
-	Thickness      float64 `json:"thickness_m"`
-	SelfCollision  bool    `json:"self_collision"`
-	Pins           int     `json:"pinned_vertices"`
-	Colliders      int     `json:"colliders"`
-	RenderVertices int     `json:"render_vertices"`
-	Vertices       int     `json:"vertices"`
-	Triangles      int     `json:"triangles"`
-	Edges          int     `json:"edges"`
-	Settings       *Scene  `json:"settings"`
+	Frames    int     `json:"frames"`
+	FPS       float64 `json:"fps"`
+	FrameStep int     `json:"frame_step"`
+	Solver    string  `json:"solver"`
+	Substeps  int     `json:"substeps"`
+	Threads   int     `json:"threads"`
+	Fabric    Fabric  `json:"fabric"`
+	// Regions are the fabric regions: each one's triangles and fabric.
+	Regions        []RegionInfo `json:"regions,omitempty"`
+	Thickness      float64      `json:"thickness_m"`
+	SelfCollision  bool         `json:"self_collision"`
+	Pins           int          `json:"pinned_vertices"`
+	Colliders      int          `json:"colliders"`
+	RenderVertices int          `json:"render_vertices"`
+	Vertices       int          `json:"vertices"`
+	Triangles      int          `json:"triangles"`
+	Edges          int          `json:"edges"`
+	Settings       *Scene       `json:"settings"`
 
 	// Seed 000's figures at the last frame [m], along the up axis (Y).
 	LowestY  float64 `json:"lowest_y_m"`
@@ -78,6 +80,7 @@ func (j *Job) report(rec *Recording, outs []OutputInfo) *Report {
 		Substeps:       j.Params.Substeps,
 		Threads:        sc.Threads,
 		Fabric:         j.Fabric,
+		Regions:        j.Regions,
 		Thickness:      j.Thickness,
 		SelfCollision:  sc.SelfCollision,
 		Pins:           len(j.Pins),

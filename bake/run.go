@@ -45,12 +45,14 @@ type Progress struct {
 // colliders set up. Prepare does everything a bake does before the first
 // step, so `drape validate` can check a scene completely without baking.
 type Job struct {
-	Scene     *Scene
-	Mesh      *meshio.Mesh
-	Welded    *meshio.Welded
-	Model     *solver.Model
-	Params    solver.Params
-	Fabric    Fabric
+	Scene  *Scene
+	Mesh   *meshio.Mesh
+	Welded *meshio.Welded
+	Model  *solver.Model
+	Params solver.Params
+	Fabric Fabric
+	// Regions are the scene's fabric regions as resolved on the cloth.
+	Regions   []RegionInfo
 	Colliders []sdf.Collider
 	Pins      []pinSel
 	Thickness float64
@@ -111,13 +113,10 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 	if err != nil {
 		return nil, badInput(err, "")
 	}
-	p.Density = j.Fabric.Density
-	p.StretchStiffness = j.Fabric.Stretch
-	p.CompressionStiffness = j.Fabric.Stretch / 10
-	p.ShearStiffness = j.Fabric.Shear
-	p.BendingStiffness = j.Fabric.Bend
-	p.Damping = j.Fabric.Damping
-	p.AirDrag = j.Fabric.Drag
+	setFabric(&p, j.Fabric)
+	if p.Regions, j.Regions, err = selectRegions(sc, m, w, j.Fabric); err != nil {
+		return nil, err
+	}
 	if sc.Substeps > 0 {
 		p.Substeps = sc.Substeps
 	}
@@ -189,7 +188,7 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 	// resolution and softer bending does not show (cotton on 8 mm edges:
 	// 9 mm).
 	if need := model.BendingSubsteps(sc.FPS); p.Solver == solver.SolverXPBD && need > p.Substeps &&
-		bendingLength(p) >= bendingLengthEdges*meanOf(j.restLen) {
+		maxBendingLength(p) >= bendingLengthEdges*meanOf(j.restLen) {
 		if sc.Substeps == 0 {
 			n := min(need, maxAutoSubsteps)
 			model.Params.Substeps, j.Params.Substeps, p.Substeps = n, n, n
@@ -324,6 +323,18 @@ const bendingLengthEdges = 4
 // without gravity).
 func bendingLength(p solver.Params) float64 {
 	return math.Cbrt(p.BendingStiffness / (p.Density * p.Gravity.Len()))
+}
+
+// maxBendingLength returns the largest bendingLength of the settings'
+// fabric and their regions' fabrics.
+func maxBendingLength(p solver.Params) float64 {
+	l := bendingLength(p)
+	for _, r := range p.Regions {
+		q := p
+		q.Density, q.BendingStiffness = r.Fabric.Density, r.Fabric.BendingStiffness
+		l = math.Max(l, bendingLength(q))
+	}
+	return l
 }
 
 // meanOf returns the mean of xs (0 for none).

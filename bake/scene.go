@@ -41,6 +41,7 @@ type Scene struct {
 	Tethers       bool           `json:"tethers,omitempty"`
 	Retry         int            `json:"retry,omitempty"`
 	Sleep         bool           `json:"sleep,omitempty"`
+	Regions       []RegionSpec   `json:"regions,omitempty"`
 	Pins          []PinSpec      `json:"pins,omitempty"`
 	Colliders     []ColliderSpec `json:"colliders,omitempty"`
 	Wind          *WindSpec      `json:"wind,omitempty"`
@@ -78,6 +79,17 @@ type FabricSpec struct {
 	Damping  *float64 `json:"damping,omitempty"`
 	Drag     *float64 `json:"drag,omitempty"`
 	Friction *float64 `json:"friction,omitempty"`
+}
+
+// RegionSpec gives part of the cloth a fabric of its own (the jeans of a
+// suit whose shirt is cotton); see docs/scene.md. Exactly one of Material,
+// Piece and Box selects its triangles.
+type RegionSpec struct {
+	Name     string     `json:"name,omitempty"`
+	Material *string    `json:"material,omitempty"`
+	Piece    *int       `json:"piece,omitempty"`
+	Box      []float64  `json:"box,omitempty"`
+	Fabric   FabricSpec `json:"fabric"`
 }
 
 // PinSpec selects vertices to hold; see docs/scene.md.
@@ -433,6 +445,11 @@ func (s *Scene) Validate() error {
 	if err := s.Fabric.validate(s, "fabric"); err != nil {
 		return err
 	}
+	for i, r := range s.Regions {
+		if err := r.validate(s, fmt.Sprintf("regions[%d]", i)); err != nil {
+			return err
+		}
+	}
 	for i, p := range s.Pins {
 		if err := p.validate(s, fmt.Sprintf("pins[%d]", i)); err != nil {
 			return err
@@ -478,6 +495,40 @@ func (f *FabricSpec) validate(s *Scene, key string) error {
 		}
 	}
 	return nil
+}
+
+func (r *RegionSpec) validate(s *Scene, key string) error {
+	n := 0
+	if r.Material != nil {
+		n++
+		if *r.Material == "" {
+			return s.rangeError(key+".material", `""`, "must name a material of the input (drape inspect lists them)")
+		}
+	}
+	if r.Piece != nil {
+		n++
+		if *r.Piece < 0 {
+			return s.rangeError(key+".piece", *r.Piece, "must be a piece number >= 0 (drape inspect lists the pieces)")
+		}
+	}
+	if r.Box != nil {
+		n++
+		if len(r.Box) != 6 {
+			return s.rangeError(key+".box", r.Box, "must be [x0,y0,z0,x1,y1,z1]")
+		}
+		for i := range 3 {
+			if !finite(r.Box[i]) || !finite(r.Box[i+3]) || r.Box[i] > r.Box[i+3] {
+				return s.rangeError(key+".box", r.Box, "must be finite with x0 <= x1, y0 <= y1, z0 <= z1")
+			}
+		}
+	}
+	if n != 1 {
+		return s.rangeError(key, n, "a region needs exactly one of material, piece, box")
+	}
+	if r.Fabric.Friction != nil {
+		return s.rangeError(key+".fabric.friction", *r.Fabric.Friction, "friction is the whole cloth's: set the top-level friction, or a collider's")
+	}
+	return r.Fabric.validate(s, key+".fabric")
 }
 
 func (p *PinSpec) validate(s *Scene, key string) error {

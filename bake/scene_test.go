@@ -34,6 +34,12 @@ func TestParseSceneErrors(t *testing.T) {
 			[]string{"colliders[0].keys[1].time", "after the previous"}},
 		{"bad output", `{"input": "a.obj", "output": "x.fbx"}`, []string{"output[0]", ".fbx"}},
 		{"wind", `{"input": "a.obj", "wind": {"direction": [0,0,0], "speed": 3}}`, []string{"wind.direction"}},
+		{"region two selectors", `{"input": "a.obj", "regions": [{"material": "jeans", "piece": 1, "fabric": {"preset": "denim"}}]}`,
+			[]string{"regions[0]", "exactly one of material, piece, box"}},
+		{"region friction", `{"input": "a.obj", "regions": [{"piece": 1, "fabric": {"friction": 0.9}}]}`,
+			[]string{"regions[0].fabric.friction = 0.9", "top-level friction"}},
+		{"region box", `{"input": "a.obj", "regions": [{"box": [1, 0, 0, 0, 1, 1], "fabric": {}}]}`, []string{"regions[0].box", "x0 <= x1"}},
+		{"region preset", `{"input": "a.obj", "regions": [{"piece": 0, "fabric": {"preset": "tweed"}}]}`, []string{"regions[0].fabric.preset", "denim"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

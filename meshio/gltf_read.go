@@ -226,6 +226,13 @@ func (r *gltfReader) read() (*Mesh, error) {
 		return nil, err
 	}
 	m := &Mesh{Path: r.name}
+	for _, mt := range doc.Materials {
+		name := ""
+		if mt != nil {
+			name = mt.Name
+		}
+		m.MaterialNames = append(m.MaterialNames, name)
+	}
 	if len(insts) == 0 && len(doc.Meshes) > 0 {
 		m.Warnings = append(m.Warnings, "no node places a mesh in the scene: every mesh is read once, untransformed")
 		for i := range doc.Meshes {

@@ -81,6 +81,9 @@ type Mesh struct {
 	// Primitives are the render pieces in file order. For glTF, one entry per
 	// (node instance, primitive); for OBJ one per material group.
 	Primitives []Primitive
+	// MaterialNames are the names of the materials Primitive.Material
+	// numbers: glTF material names, OBJ usemtl names ("" where unnamed).
+	MaterialNames []string
 	// SourceVertices is the number of vertices as the file numbers them: OBJ
 	// `v` lines, STL facet corners, glTF render vertices. Point caches are
 	// written in this order.

@@ -428,6 +428,11 @@ func (o *objReader) mesh() (*Mesh, error) {
 		m.Warnings = append(m.Warnings, fmt.Sprintf("%d polygons could not be triangulated cleanly (degenerate or self-intersecting) and were fan-split", o.fanned))
 	}
 	for _, g := range o.groups {
+		if g.material >= 0 {
+			m.MaterialNames = append(m.MaterialNames, g.name)
+		}
+	}
+	for _, g := range o.groups {
 		if len(g.prim.Indices) == 0 {
 			continue
 		}

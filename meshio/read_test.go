@@ -112,6 +112,9 @@ func TestOBJSourceOrder(t *testing.T) {
 	if len(mats) != 3 || mats[0] != -1 || mats[1] != 0 || mats[2] != 1 {
 		t.Errorf("Read(mat.obj) materials = %v, want [-1 0 1]", mats)
 	}
+	if got := strings.Join(m.MaterialNames, ","); got != "b,a" {
+		t.Errorf("Read(mat.obj) material names = %q, want \"b,a\" (usemtl order)", got)
+	}
 }
 
 // polygonArea returns the summed area of triangles and their edge use

@@ -1,0 +1,166 @@
+package bake
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/drape-sim/drape/meshio"
+)
+
+// writeSuitOBJ writes two 0.5 m squares (9 x 9 vertices) side by side at
+// height 1 m, 1 m apart along X, the first with material "shirt" and the
+// second "jeans"; with only the second (jeansOnly) it writes that square
+// alone, at the same place. It returns the path.
+func writeSuitOBJ(t *testing.T, dir string, jeansOnly bool) string {
+	t.Helper()
+	const n = 9
+	var b strings.Builder
+	b.WriteString("# two squares\n")
+	first := 0
+	if jeansOnly {
+		first = 1
+	}
+	for k := first; k < 2; k++ {
+		for i := range n {
+			for j := range n {
+				fmt.Fprintf(&b, "v %g 1 %g\n", float64(k)+0.5*float64(j)/(n-1), -0.25+0.5*float64(i)/(n-1))
+			}
+		}
+	}
+	for k := first; k < 2; k++ {
+		fmt.Fprintf(&b, "usemtl %s\n", []string{"shirt", "jeans"}[k])
+		base := (k-first)*n*n + 1
+		for i := 0; i+1 < n; i++ {
+			for j := 0; j+1 < n; j++ {
+				a := base + i*n + j
+				fmt.Fprintf(&b, "f %d %d %d %d\n", a, a+n, a+n+1, a+1)
+			}
+		}
+	}
+	name := "suit.obj"
+	if jeansOnly {
+		name = "jeans.obj"
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// suitScene bakes input for 12 frames, pinned along its squares' z = -0.25
+// edges, into out.pc2.
+func suitScene(t *testing.T, dir, input, out string, fabric FabricSpec, regions []RegionSpec) *Scene {
+	t.Helper()
+	sc := DefaultScene()
+	sc.Input = input
+	sc.Output = Outputs{filepath.Join(dir, out)}
+	sc.Frames = 12
+	sc.Substeps = 20
+	sc.Thickness = 0.005
+	sc.Fabric = fabric
+	sc.Regions = regions
+	sc.Pins = []PinSpec{{Box: []float64{-1, 0.9, -0.3, 3, 1.1, -0.2}}}
+	if err := sc.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// TestMaterialRegionBakesLikeItsFabricAlone bakes a cotton shirt square and
+// a jeans square in one bake, the jeans a region of denim selected by its
+// material, and the jeans square alone in denim: the jeans must swing in
+// the pair exactly as alone, and unlike the shirt.
+func TestMaterialRegionBakesLikeItsFabricAlone(t *testing.T) {
+	dir := t.TempDir()
+	denim := FabricSpec{Preset: "denim"}
+	pair := suitScene(t, dir, writeSuitOBJ(t, dir, false), "pair.pc2", FabricSpec{Preset: "cotton"},
+		[]RegionSpec{{Material: ptr("jeans"), Fabric: denim}})
+	rep, err := Run(context.Background(), pair, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Regions) != 1 || rep.Regions[0].Name != `material "jeans"` || rep.Regions[0].Triangles != 128 || rep.Regions[0].Fabric.Name != "denim" {
+		t.Fatalf("report regions = %+v, want material \"jeans\" with 128 triangles of denim", rep.Regions)
+	}
+	// alone, denim as a region too: a bake with regions gives each stretch
+	// limit the series compliance of its own edges, one without regions
+	// the cloth's mean compliance per length times the limit's length
+	// (close, not equal, for one fabric)
+	alone := suitScene(t, dir, writeSuitOBJ(t, dir, true), "alone.pc2", denim,
+		[]RegionSpec{{Material: ptr("jeans"), Fabric: denim}})
+	if _, err := Run(context.Background(), alone, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := meshio.ReadPC2File(filepath.Join(dir, "pair.pc2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := meshio.ReadPC2File(filepath.Join(dir, "alone.pc2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := len(a.Frames) - 1
+	pa, pb := a.Frames[last], b.Frames[last]
+	const n = 81
+	worst, apart := 0.0, 0.0
+	for i := range n {
+		worst = math.Max(worst, pa[n+i].Sub(pb[i]).Len())
+		// the shirt square moved onto the jeans square's place
+		apart = math.Max(apart, pa[i].Add(vecX(1)).Sub(pa[n+i]).Len())
+	}
+	t.Logf("jeans in the pair vs alone: %.3g m at most; shirt vs jeans: %.4f m", worst, apart)
+	if worst > 1e-6 {
+		t.Errorf("the jeans square swings %.3g m away from itself baked alone in denim, want <= 1e-6", worst)
+	}
+	if apart < 0.01 {
+		t.Errorf("shirt and jeans squares end %.4f m apart at most: the denim region is not felt (want >= 0.01 m)", apart)
+	}
+}
+
+// TestRegionErrors checks the regions the cloth cannot satisfy: an unknown
+// material (the message lists the file's), a piece it does not have, a box
+// that holds no triangle, and a region's own friction.
+func TestRegionErrors(t *testing.T) {
+	dir := t.TempDir()
+	input := writeSuitOBJ(t, dir, false)
+	for _, tc := range []struct {
+		name string
+		r    RegionSpec
+		want []string
+	}{
+		{"material", RegionSpec{Material: ptr("denim"), Fabric: FabricSpec{Preset: "denim"}},
+			[]string{"suit.obj", `regions[0].material = "denim"`, `"shirt", "jeans"`}},
+		{"piece", RegionSpec{Piece: ptr(2)}, []string{"regions[0].piece = 2", "2 pieces (0..1)", "drape inspect"}},
+		{"box", RegionSpec{Box: []float64{5, 0, 0, 6, 2, 1}}, []string{"regions[0] (box", "selects no triangle"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := suitScene(t, dir, input, "x.pc2", FabricSpec{}, []RegionSpec{tc.r})
+			_, err := Prepare(sc, Options{})
+			if err == nil || ExitCode(err) != ExitBadInput {
+				t.Fatalf("Prepare = %v, want a bad-input error", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+	// a piece and a box that do select: the second square
+	for _, r := range []RegionSpec{{Piece: ptr(1)}, {Box: []float64{0.9, 0.9, -1, 2, 1.1, 1}}} {
+		sc := suitScene(t, dir, input, "x.pc2", FabricSpec{}, []RegionSpec{r})
+		j, err := Prepare(sc, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(j.Regions) != 1 || j.Regions[0].Triangles != 128 {
+			t.Errorf("region %+v: %+v, want 128 triangles", r, j.Regions)
+		}
+	}
+}
