@@ -24,15 +24,18 @@ _jobs = {}
 class BakeState:
     """BakeState is one bake in flight: its job, and what finish() needs."""
 
-    def __init__(self, obj, job, scene_data, nverts, start, end, stored_dir, matrices):
+    def __init__(self, obj, job, scene_data, parts, start, end, stored_dir):
         self.obj_name = obj.name
         self.job = job
         self.data = scene_data
-        self.nverts = nverts
+        # per baked object in cache order (obj first, then the cloth objects
+        # baked with it): name, first vertex, vertex count, world matrix per
+        # baked frame (scene_export.export)
+        self.parts = parts
+        self.nverts = sum(p["nverts"] for p in parts)
         self.start = start
         self.end = end
         self.stored_dir = stored_dir
-        self.matrices = matrices  # the object's world matrix per baked frame
         self.cancel_requested = False
         self.status = "starting drape"
         self.warnings = []
@@ -68,13 +71,13 @@ def prepare(context, obj):
     job = runner.BakeJob(final_abs)
     warnings = []
     try:
-        scene_path, data, nverts, mats = sx.export(context, obj, job.staging, warnings)
+        scene_path, data, parts = sx.export(context, obj, job.staging, warnings)
     except BaseException:
         job.discard()
         raise
     start, end = sx.frame_range(context.scene, obj.drape)
     job.frames = data["frames"]
-    state = BakeState(obj, job, data, nverts, start, end, stored, mats)
+    state = BakeState(obj, job, data, parts, start, end, stored)
     state.warnings = warnings
     return state, runner.bake_argv(exe, scene_path)
 
@@ -86,27 +89,34 @@ def _check_pc2(state):
     except (OSError, ValueError) as e:
         raise OSError("drape's point cache is unreadable: %s" % e)
     if nverts != state.nverts:
-        raise OSError("drape wrote %d vertices but %r has %d after its modifiers. Fix: report this with the "
-                      ".blend (the vertex order must be kept)" % (nverts, state.obj_name, state.nverts))
+        what = "%r has" % state.obj_name if len(state.parts) == 1 else "the %d cloth objects have" % len(state.parts)
+        raise OSError("drape wrote %d vertices but %s %d after their modifiers. Fix: report this with the "
+                      ".blend (the vertex order must be kept)" % (nverts, what, state.nverts))
     if nsamples < 1:
         raise OSError("drape wrote no frames")
     return nsamples
 
 
-def _write_local_pc2(src, dst, invs):
-    """Writes src's points mapped to dst by invs, the 4x4 matrices from world
-    to object space per sample (the last one for any further samples), so
-    the Mesh Cache modifier gets object coordinates of a moving object."""
+def _write_local_pc2(src, dst, invs, offset=0, count=None):
+    """Writes the points offset..offset+count of src (all by default) to dst,
+    mapped by invs, the 4x4 matrices from world to object space per sample
+    (the last one for any further samples), so the Mesh Cache modifier gets
+    object coordinates of a moving object, and one object's points of a
+    bake of several."""
+    import struct
     import numpy as np
     nverts = runner.pc2_header(src)[0]
     with open(src, "rb") as f:
         head = f.read(32)
         pts = np.fromfile(f, dtype="<f4")
-    p = pts.reshape(-1, nverts, 3).astype(np.float64)
+    if count is None:
+        count = nverts - offset
+    p = pts.reshape(-1, nverts, 3)[:, offset:offset + count].astype(np.float64)
     q = np.empty_like(p)
     for k in range(p.shape[0]):
         m = np.array([list(r) for r in invs[min(k, len(invs) - 1)]], dtype=np.float64)
         q[k] = p[k] @ m[:3, :3].T + m[:3, 3]
+    head = head[:16] + struct.pack("<i", count) + head[20:]
     with open(dst + ".tmp", "wb") as f:
         f.write(head)
         q.astype("<f4").tofile(f)
@@ -125,36 +135,57 @@ def finish(context, state, code):
     if code != runner.EXIT_OK:
         job.discard()
         return False, runner.exit_message(code, stderr)
-    obj = bpy.data.objects.get(state.obj_name)
-    if obj is None:
-        job.discard()
-        return False, "object %r was deleted or renamed during the bake; nothing was attached" % state.obj_name
+    objs = [bpy.data.objects.get(p["name"]) for p in state.parts]
+    for p, o in zip(state.parts, objs):
+        if o is None:
+            job.discard()
+            return False, "object %r was deleted or renamed during the bake; nothing was attached" % p["name"]
+    # every object but the first gets its points in a folder of its own,
+    # swapped in after the first's
+    others = []
     try:
         nsamples = _check_pc2(state)
-        pc2 = sx.PC2_NAME
-        if not all(_is_identity(m) for m in state.matrices):
-            _write_local_pc2(os.path.join(job.staging, sx.PC2_NAME), os.path.join(job.staging, LOCAL_PC2_NAME),
-                             [m.inverted_safe() for m in state.matrices])
-            pc2 = LOCAL_PC2_NAME
+        src = os.path.join(job.staging, sx.PC2_NAME)
+        pc2s = []
+        for k, p in enumerate(state.parts):
+            folder = job.staging
+            if k > 0:
+                others.append((runner.BakeJob(sx.cache_dir(objs[k])[0]), sx.cache_dir(objs[k])[1]))
+                folder = others[-1][0].staging
+                shutil.copyfile(os.path.join(job.staging, sx.GLB_NAME), os.path.join(folder, sx.GLB_NAME))
+            if len(state.parts) == 1 and all(_is_identity(m) for m in p["matrices"]):
+                pc2s.append(sx.PC2_NAME)
+                continue
+            _write_local_pc2(src, os.path.join(folder, LOCAL_PC2_NAME), [m.inverted_safe() for m in p["matrices"]],
+                             p["offset"], p["nverts"])
+            pc2s.append(LOCAL_PC2_NAME)
+        for pj, _stored in others:
+            pj.commit([LOCAL_PC2_NAME, sx.GLB_NAME])
         job.commit([sx.PC2_NAME, sx.GLB_NAME])
     except (OSError, ValueError) as e:
         job.discard()
+        for pj, _stored in others:
+            pj.discard()
         return False, str(e)
-    attach(context, obj, state, pc2)
-    obj.drape.baked_frames = nsamples
-    obj.drape.bake_warning = "; ".join(state.warnings)
-    return True, "baked %d frames of %r in %.1f s" % (nsamples, obj.name, time.monotonic() - job.started)
+    stored = [state.stored_dir] + [st for _pj, st in others]
+    for k, o in enumerate(objs):
+        attach(context, o, state, pc2s[k], stored[k])
+        o.drape.baked_frames = nsamples
+        o.drape.bake_warning = "; ".join(state.warnings)
+    names = ", ".join(repr(o.name) for o in objs)
+    return True, "baked %d frames of %s in %.1f s" % (nsamples, names, time.monotonic() - job.started)
 
 
-def attach(context, obj, state, pc2_name):
-    """Adds (or replaces) the Mesh Cache modifier reading the bake, at the end
-    of the stack, and sets the scene's frame range to the bake."""
+def attach(context, obj, state, pc2_name, stored_dir):
+    """Adds (or replaces) the Mesh Cache modifier reading the bake's pc2_name
+    in stored_dir, at the end of the stack, and sets the scene's frame range
+    to the bake."""
     old = sx.drape_modifier(obj)
     if old is not None:
         obj.modifiers.remove(old)
     m = obj.modifiers.new(sx.MODIFIER_NAME, 'MESH_CACHE')
     m.cache_format = 'PC2'
-    m.filepath = state.stored_dir + "/" + pc2_name
+    m.filepath = stored_dir + "/" + pc2_name
     m.time_mode = 'FRAME'
     m.play_mode = 'SCENE'
     m.frame_start = float(state.start)
@@ -165,7 +196,7 @@ def attach(context, obj, state, pc2_name):
     m.up_axis = 'POS_Z'
     m.flip_axis = set()
     m.factor = 1.0
-    obj.drape.cache_dir = state.stored_dir
+    obj.drape.cache_dir = stored_dir
     scene = context.scene
     scene.frame_start = state.start
     scene.frame_end = state.end

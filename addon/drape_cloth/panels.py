@@ -70,6 +70,9 @@ class DRAPE_PT_cloth(bpy.types.Panel):
         row = box.row()
         row.scale_y = 1.4
         row.operator("drape.bake", icon='MOD_CLOTH')
+        partners = sx.cloth_partners(context, obj)
+        if partners:
+            box.label(text="Bakes with: " + ", ".join(o.name for o in partners), icon='LINKED')
         if s.cache_dir or sx.drape_modifier(obj) is not None:
             if s.baked_frames:
                 box.label(text="Baked %d frames" % s.baked_frames, icon='CHECKMARK')

@@ -121,6 +121,14 @@ def validate(context, obj):
         raise ExportError("wind direction of %r is zero. Fix: give the wind a direction" % obj.name)
     if not obj.data.polygons:
         raise ExportError("%r has no faces. Fix: bake a mesh with faces" % obj.name)
+    for o in cloth_partners(context, obj):
+        if o.drape.pin_group and o.drape.pin_group not in o.vertex_groups:
+            raise ExportError("pin group %r is not a vertex group of %r, a cloth baked with %r. Fix: pick an existing "
+                              "group in its Drape Cloth > Pin Group, clear it, or set its Drape Role to None"
+                              % (o.drape.pin_group, o.name, obj.name))
+        if not o.data.polygons:
+            raise ExportError("%r, a cloth baked with %r, has no faces. Fix: give it faces or set its Drape Role "
+                              "to None" % (o.name, obj.name))
     for c in colliders(context, obj):
         if c.drape.collider_shape != 'MESH' and c.type not in ('MESH', 'CURVE', 'SURFACE', 'META', 'FONT'):
             raise ExportError("collider %r is a %s without a size. Fix: use a mesh object as collider, or set its "
@@ -133,42 +141,72 @@ def colliders(context, cloth):
                   key=lambda o: o.name)
 
 
-def write_obj(path, mesh, matrix, name="cloth"):
-    """Writes mesh as OBJ in glTF axes: v lines in Blender vertex order
-    (transformed by matrix), vt per distinct UV of the active layer, usemtl
-    per material slot, and f lines per polygon."""
-    uv_layer = mesh.uv_layers.active
-    lines = ["# drape cloth export from Blender (Y-up: Blender (x, y, z) -> (x, z, -y))", "o " + name]
-    for v in mesh.vertices:
-        lines.append("v %.7g %.7g %.7g" % tuple(to_gltf(matrix @ v.co)))
-    uv_index = {}
-    corner_uv = []
-    if uv_layer is not None:
-        data = uv_layer.data
-        for li in range(len(mesh.loops)):
-            uv = data[li].uv
-            key = (round(uv[0], 7), round(uv[1], 7))
-            ix = uv_index.get(key)
-            if ix is None:
-                ix = len(uv_index) + 1
-                uv_index[key] = ix
-                lines.append("vt %.7g %.7g" % key)
-            corner_uv.append(ix)
-    mats = mesh.materials
-    polys = sorted(mesh.polygons, key=lambda p: (p.material_index, p.index))
-    current = None
-    for p in polys:
-        if len(mats) > 0 and p.material_index != current:
-            current = p.material_index
-            mat = mats[current] if current < len(mats) else None
-            lines.append("usemtl " + (sanitize(mat.name) if mat else "slot%d" % current))
-        if corner_uv:
-            corners = ["%d/%d" % (mesh.loops[li].vertex_index + 1, corner_uv[li]) for li in p.loop_indices]
-        else:
-            corners = [str(mesh.loops[li].vertex_index + 1) for li in p.loop_indices]
-        lines.append("f " + " ".join(corners))
+def write_obj(path, parts):
+    """Writes cloth meshes as one OBJ in glTF axes. parts lists (mesh, matrix,
+    name, group) per object, in order: its v lines in Blender vertex order
+    (transformed by matrix) after the previous parts', vt per distinct UV of
+    its active layer, and its f lines; with group None a usemtl per material
+    slot (a bake of one object), else one usemtl group for the whole object
+    (a region of several cloth objects, see cloth_group)."""
+    lines = ["# drape cloth export from Blender (Y-up: Blender (x, y, z) -> (x, z, -y))"]
+    voff, uv_index = 0, {}
+    for mesh, matrix, name, group in parts:
+        lines.append("o " + name)
+        for v in mesh.vertices:
+            lines.append("v %.7g %.7g %.7g" % tuple(to_gltf(matrix @ v.co)))
+        uv_layer = mesh.uv_layers.active
+        corner_uv = []
+        if uv_layer is not None:
+            data = uv_layer.data
+            for li in range(len(mesh.loops)):
+                uv = data[li].uv
+                key = (round(uv[0], 7), round(uv[1], 7))
+                ix = uv_index.get(key)
+                if ix is None:
+                    ix = len(uv_index) + 1
+                    uv_index[key] = ix
+                    lines.append("vt %.7g %.7g" % key)
+                corner_uv.append(ix)
+        mats = mesh.materials
+        polys = sorted(mesh.polygons, key=lambda p: (p.material_index, p.index))
+        current = None
+        if group is not None:
+            lines.append("usemtl " + group)
+        for p in polys:
+            if group is None and len(mats) > 0 and p.material_index != current:
+                current = p.material_index
+                mat = mats[current] if current < len(mats) else None
+                lines.append("usemtl " + (sanitize(mat.name) if mat else "slot%d" % current))
+            if corner_uv:
+                corners = ["%d/%d" % (mesh.loops[li].vertex_index + 1 + voff, corner_uv[li]) for li in p.loop_indices]
+            else:
+                corners = [str(mesh.loops[li].vertex_index + 1 + voff) for li in p.loop_indices]
+            lines.append("f " + " ".join(corners))
+        voff += len(mesh.vertices)
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         f.write("\n".join(lines) + "\n")
+
+
+def cloth_group(k, obj):
+    """Returns the OBJ material group of the k-th cloth object of a bake of
+    several, which its fabric region selects."""
+    return "cloth%d_%s" % (k, sanitize(obj.name))
+
+
+def cloth_partners(context, cloth):
+    """Returns the scene's other mesh objects with the Cloth role, in name
+    order: a bake of cloth bakes them with it, so that they collide."""
+    return sorted((o for o in context.scene.objects
+                   if o.drape.role == 'CLOTH' and o.type == 'MESH' and o != cloth), key=lambda o: o.name)
+
+
+def fabric_of(s):
+    """Returns the fabric entry of an object's drape settings."""
+    fabric = {"preset": s.fabric}
+    for key in ("density", "stretch", "shear", "bend", "damping", "drag"):
+        if getattr(s, "use_" + key):
+            fabric[key] = _r(getattr(s, key))
+    return fabric
 
 
 def pins(obj, mesh, group_name):
@@ -534,23 +572,29 @@ def follow_keys(mats, fps):
 
 def export(context, obj, folder, warnings=None):
     """Writes the cloth OBJ, collider OBJs and the scene JSON of obj into
-    folder, evaluating everything at the first baked frame. Returns
-    (scene_path, scene dict, vertex count, the cloth object's world matrix
-    per baked frame), and appends to warnings (a list) what the bake will
-    not follow (deforming colliders). A cloth object that moves (animated,
-    parented, constrained) takes its pinned vertices along. Changes nothing
-    in the .blend: the drape modifier is muted during evaluation and the
-    frame is restored."""
+    folder, evaluating everything at the first baked frame. The scene's
+    other Cloth objects (cloth_partners) are baked with obj, after it in the
+    OBJ, each a fabric region of its own with its own pins, so that the
+    garments collide (with obj's Self Collision). Returns (scene_path, scene
+    dict, parts): per baked object in OBJ order a dict of its name, first
+    vertex ("offset"), vertex count and world matrix per baked frame; and
+    appends to warnings (a list) what the bake will not follow (deforming
+    colliders; partners without self-collision). A cloth object that moves
+    (animated, parented, constrained) takes its pinned vertices along.
+    Changes nothing in the .blend: the drape modifiers are muted during
+    evaluation and the frame is restored."""
     validate(context, obj)
     s = obj.drape
     scene = context.scene
     start, end = frame_range(scene, s)
     fps = scene_fps(scene)
     cols = colliders(context, obj)
-    mats = sample_matrices(context, cols + [obj], start, end)
-    cloth_mats = mats.pop(obj.name)
-    if len(cloth_mats) == 1:
-        cloth_mats = cloth_mats * (end - start + 1)
+    cloths = [obj] + cloth_partners(context, obj)
+    mats = sample_matrices(context, cols + cloths, start, end)
+    cloth_mats = []
+    for o in cloths:
+        m = mats.pop(o.name)
+        cloth_mats.append(m * (end - start + 1) if len(m) == 1 else m)
     deforming = deforming_colliders(context, cols, start, end)
     caches = {}  # collider name: its point cache's file name
     for c in cols:
@@ -561,44 +605,62 @@ def export(context, obj, folder, warnings=None):
             caches[c.name] = "collider_%s.pc2" % cache_key(c.name)
         elif warnings is not None:
             warnings.append(deform_warning(c, d, f, start))
+    if len(cloths) > 1 and not s.self_collision and warnings is not None:
+        warnings.append("%s baked with %r: they pass through each other unless %r has Self Collision on"
+                        % (", ".join(repr(o.name) for o in cloths[1:]), obj.name, obj.name))
 
     cur, sub = scene.frame_current, scene.frame_subframe
-    mod = drape_modifier(obj)
-    muted = mod is not None and mod.show_viewport
+    muted = [m for m in (drape_modifier(o) for o in cloths) if m is not None and m.show_viewport]
+    parts, pin_entries = [], []
     try:
-        if muted:
-            mod.show_viewport = False
+        for m in muted:
+            m.show_viewport = False
         scene.frame_set(start)
         depsgraph = context.evaluated_depsgraph_get()
-        obj_eval = obj.evaluated_get(depsgraph)
-        me = obj_eval.to_mesh()
+        evals, meshes = [], []
         try:
-            nverts = len(me.vertices)
-            write_obj(os.path.join(folder, OBJ_NAME), me, cloth_mats[0], sanitize(obj.name))
-            pin = pins(obj, me, s.pin_group) if s.pin_group else None
+            for o in cloths:
+                oe = o.evaluated_get(depsgraph)
+                evals.append(oe)
+                meshes.append(oe.to_mesh())
+            many = len(cloths) > 1
+            write_obj(os.path.join(folder, OBJ_NAME),
+                      [(me, cloth_mats[k][0], sanitize(o.name), cloth_group(k, o) if many else None)
+                       for k, (o, me) in enumerate(zip(cloths, meshes))])
+            off = 0
+            for k, (o, me) in enumerate(zip(cloths, meshes)):
+                parts.append({"name": o.name, "offset": off, "nverts": len(me.vertices), "matrices": cloth_mats[k]})
+                if o.drape.pin_group:
+                    pin = pins(o, me, o.drape.pin_group)
+                    if off:
+                        pin["indices"] = [i + off for i in pin["indices"]]
+                    if not _same(cloth_mats[k]):
+                        pin["keys"] = follow_keys(cloth_mats[k], fps)
+                    pin_entries.append(pin)
+                off += len(me.vertices)
         finally:
-            obj_eval.to_mesh_clear()
+            for oe in evals:
+                oe.to_mesh_clear()
         write_collider_caches(context, [(c, os.path.join(folder, caches[c.name])) for c in cols if c.name in caches],
                               start, end)
         collider_json = [export_collider(depsgraph, c, mats[c.name], fps, folder, caches.get(c.name)) for c in cols]
     finally:
-        if muted:
-            mod.show_viewport = True
+        for m in muted:
+            m.show_viewport = True
         scene.frame_set(cur, subframe=sub)
 
-    fabric = {"preset": s.fabric}
-    for key in ("density", "stretch", "shear", "bend", "damping", "drag"):
-        if getattr(s, "use_" + key):
-            fabric[key] = _r(getattr(s, key))
     data = {
         "input": OBJ_NAME,
         "up": "y",
         "output": [PC2_NAME, GLB_NAME],
         "frames": end - start + 1,
         "fps": _r(fps),
-        "fabric": fabric,
+        "fabric": fabric_of(s),
         "self_collision": bool(s.self_collision),
     }
+    if len(cloths) > 1:
+        data["regions"] = [{"name": o.name, "material": cloth_group(k, o), "fabric": fabric_of(o.drape)}
+                           for k, o in enumerate(cloths) if k > 0]
     if s.substeps > 0:
         data["substeps"] = int(s.substeps)
     if s.sleep:
@@ -607,10 +669,8 @@ def export(context, obj, folder, warnings=None):
         data["thickness"] = _r(s.thickness)
     if s.use_friction:
         data["friction"] = _r(s.friction)
-    if pin:
-        if not _same(cloth_mats):
-            pin["keys"] = follow_keys(cloth_mats, fps)
-        data["pins"] = [pin]
+    if pin_entries:
+        data["pins"] = pin_entries
     if collider_json:
         data["colliders"] = collider_json
     if s.use_wind:
@@ -621,4 +681,4 @@ def export(context, obj, folder, warnings=None):
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         json.dump(data, f, indent=1)
         f.write("\n")
-    return path, data, nverts, cloth_mats
+    return path, data, parts

@@ -509,6 +509,61 @@ class FakeTests(Base):
                                 % (fr, i, tuple(v), w))
 
 
+    def test_9_cloth_objects_bake_together(self):
+        """Two Cloth objects, the second moved since its first bake and with
+        a fabric and pin group of its own: baking the first bakes both in one
+        drape run (one OBJ, the second a denim region with its pins after the
+        first's vertices), and each gets its own cache in its own folder with
+        its own vertex count, playing back drape's positions in place."""
+        path = os.path.join(ARGS.work, "together.blend")
+        bpy.ops.wm.save_as_mainfile(filepath=path)
+        shirt = make_cloth(n=4, size=1.0, location=(0, 0, 1.0), name="Shirt")
+        jeans = make_cloth(n=3, size=0.6, location=(2, 0, 0.5), name="Jeans")
+        g = jeans.vertex_groups.new(name="Waist")
+        waist = [v.index for v in jeans.data.vertices if v.co.y > 0.29]
+        g.add(waist, 1.0, 'REPLACE')
+        jeans.drape.pin_group = "Waist"
+        jeans.drape.fabric = 'denim'
+        shirt.drape.self_collision = True
+        sc = bpy.context.scene
+        sc.frame_start, sc.frame_end = 1, 8
+        before = evaluated(jeans, 1)[0]
+        activate(shirt)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        folder = bpy.path.abspath(shirt.drape.cache_dir)
+        with open(os.path.join(folder, "scene.json")) as f:
+            scene = json.load(f)
+        ns, nj = len(shirt.data.vertices), len(jeans.data.vertices)
+        self.assertEqual(scene["regions"], [{"name": "Jeans", "material": "cloth1_Jeans", "fabric": {"preset": "denim"}}])
+        self.assertEqual(scene["pins"], [{"indices": [i + ns for i in waist], "weights": [1.0] * len(waist)}])
+        with open(os.path.join(folder, "cloth.obj")) as f:
+            lines = f.read().splitlines()
+        self.assertEqual(sum(1 for l in lines if l.startswith("v ")), ns + nj, "OBJ vertices")
+        self.assertEqual([l for l in lines if l.startswith("usemtl")], ["usemtl cloth0_Shirt", "usemtl cloth1_Jeans"])
+        for o, n in ((shirt, ns), (jeans, nj)):
+            f = bpy.path.abspath(o.drape.cache_dir)
+            self.assertTrue(os.path.isfile(os.path.join(f, "cloth_local.pc2")), "no cache in %s" % f)
+            self.assertEqual(read_pc2_world(os.path.join(f, "cloth_local.pc2"))[0], n, "%s cache vertices" % o.name)
+            self.assertTrue(os.path.isfile(os.path.join(f, "cloth.glb")), "no glTF beside %s's cache" % o.name)
+            self.assertEqual(o.drape.baked_frames, 8)
+            self.assertEqual(len([m for m in o.modifiers if m.type == 'MESH_CACHE']), 1)
+        self.assertNotEqual(shirt.drape.cache_dir, jeans.drape.cache_dir)
+        # the jeans play back the fake's world positions: the pinned waist
+        # stays, the rest fell 0.5·g·t² by the last frame
+        _, _, _, samples = read_pc2_world(os.path.join(folder, "cloth.pc2"))
+        verts = evaluated(jeans, 8)[0]
+        for i, v in enumerate(verts):
+            self.assertLess((v - Vector(samples[7][ns + i])).length, 1e-4, "jeans vertex %d" % i)
+            drop = before[i].z - v.z
+            want = 0 if i in waist else 0.5 * 9.81 * (7 / 24) ** 2
+            self.assertAlmostEqual(drop, want, 4, msg="jeans vertex %d dropped %.4f m" % (i, drop))
+        # a warning when the garments cannot collide
+        shirt.drape.self_collision = False
+        activate(shirt)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        self.assertIn("pass through each other", shirt.drape.bake_warning)
+
+
 class RealTests(Base):
     """Bakes with the real drape binary and checks the physics."""
 
@@ -627,6 +682,39 @@ class RealTests(Base):
         self.assertGreater(top, 0.5, "the cloth is not on the raised top")
         self.assertLess(top, 0.52, "the cloth flew off the raised top")
         self.assertEqual(inside, [], "cloth vertices inside the deforming collider")
+
+    def test_two_cloths_stack(self):
+        """Two Cloth objects dropped one above the other onto a floor: baking
+        the upper one bakes both, and with Self Collision the upper lies on
+        the lower (every upper vertex above the lower cloth's surface) while
+        the lower, a heavy denim, lies on the floor."""
+        path = os.path.join(ARGS.work, "stack.blend")
+        bpy.ops.wm.save_as_mainfile(filepath=path)
+        upper = make_cloth(n=14, size=0.5, location=(0, 0, 0.3), name="Upper")
+        lower = make_cloth(n=14, size=0.8, location=(0, 0, 0.15), name="Lower")
+        lower.drape.fabric = 'denim'
+        upper.drape.self_collision = True
+        bpy.ops.mesh.primitive_plane_add(size=4, location=(0, 0, 0))
+        floor = bpy.context.active_object
+        floor.name = "Floor"
+        floor.drape.role = 'COLLIDER'
+        floor.drape.collider_shape = 'PLANE'
+        sc = bpy.context.scene
+        sc.frame_start, sc.frame_end = 1, 36
+        activate(upper)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        up, lo = evaluated(upper, 36)[0], evaluated(lower, 36)[0]
+        lo_top = max(v.z for v in lo)
+        up_low = min(v.z for v in up)
+        print("two cloths stacked, frame 36: lower cloth %.4f..%.4f m, upper cloth lowest %.4f m"
+              % (min(v.z for v in lo), lo_top, up_low))
+        self.assertLess(lo_top, 0.02, "the lower cloth did not fall onto the floor")
+        self.assertGreater(min(v.z for v in lo), -0.001, "the lower cloth went through the floor")
+        # the upper square lies inside the lower one's extent: each upper
+        # vertex must be above the lower cloth there, by at least half the
+        # 5 mm thickness (without self-collision both lie at the floor's)
+        self.assertGreater(up_low, lo_top + 0.0025, "the upper cloth passed into the lower one")
+        self.assertLess(up_low, 0.03, "the upper cloth did not come down onto the lower one")
 
     def test_cape_rides_on_moving_object(self):
         """A cloth pinned along its top edge whose object moves 0.5 m sideways
