@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/drape-sim/drape/meshio"
+	"github.com/qmuntal/gltf"
+	"github.com/qmuntal/gltf/modeler"
 )
 
 // writeSuitOBJ writes two 0.5 m squares (9 x 9 vertices) side by side at
@@ -161,6 +163,64 @@ func TestRegionErrors(t *testing.T) {
 		}
 		if len(j.Regions) != 1 || j.Regions[0].Triangles != 128 {
 			t.Errorf("region %+v: %+v, want 128 triangles", r, j.Regions)
+		}
+	}
+}
+
+// TestGLTFMaterialRegion selects a region by a glTF material name: one
+// mesh of two primitives, two squares drawn with materials "Shirt" and
+// "Jeans".
+func TestGLTFMaterialRegion(t *testing.T) {
+	doc := gltf.NewDocument()
+	const n = 5
+	square := func(x0 float32) [][3]float32 {
+		var p [][3]float32
+		for i := range n {
+			for j := range n {
+				p = append(p, [3]float32{x0 + 0.5*float32(j)/(n-1), 1, 0.5 * float32(i) / (n - 1)})
+			}
+		}
+		return p
+	}
+	var idx []uint16
+	for i := range n - 1 {
+		for j := range n - 1 {
+			a := uint16(i*n + j)
+			idx = append(idx, a, a+n, a+1, a+1, a+n, a+n+1)
+		}
+	}
+	doc.Materials = []*gltf.Material{{Name: "Shirt"}, {Name: "Jeans"}}
+	var prims []*gltf.Primitive
+	for k, x0 := range []float32{0, 1} {
+		prims = append(prims, &gltf.Primitive{Indices: gltf.Index(modeler.WriteIndices(doc, idx)), Material: gltf.Index(k),
+			Attributes: gltf.PrimitiveAttributes{gltf.POSITION: modeler.WritePosition(doc, square(x0))}})
+	}
+	doc.Meshes = []*gltf.Mesh{{Name: "Suit", Primitives: prims}}
+	doc.Nodes = []*gltf.Node{{Name: "suit", Mesh: gltf.Index(0)}}
+	doc.Scenes[0].Nodes = []int{0}
+	path := filepath.Join(t.TempDir(), "suit.glb")
+	if err := gltf.SaveBinary(doc, path); err != nil {
+		t.Fatal(err)
+	}
+	sc := DefaultScene()
+	sc.Input = path
+	sc.Frames = 2
+	sc.Regions = []RegionSpec{{Material: ptr("Jeans"), Fabric: FabricSpec{Preset: "leather"}}}
+	if err := sc.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	j, err := Prepare(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Regions) != 1 || j.Regions[0].Triangles != 32 || j.Regions[0].Fabric.Name != "leather" {
+		t.Fatalf("regions = %+v, want the 32 triangles of the Jeans square in leather", j.Regions)
+	}
+	for _, tr := range j.Params.Regions[0].Tris {
+		for _, v := range j.Welded.Triangles[tr] {
+			if x := j.Welded.Positions[v].X; x < 0.99 {
+				t.Fatalf("region triangle %d has a vertex at x = %g, not on the Jeans square (x >= 1)", tr, x)
+			}
 		}
 	}
 }
