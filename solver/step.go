@@ -229,10 +229,7 @@ func (b *base) triForces(lo, hi int) {
 		if windOn {
 			w = wind.At(x0.Add(x1).Add(x2).Scale(1.0/3), b.t)
 		}
-		if b.m.triDrag != nil {
-			k = b.m.triDrag[i]
-		}
-		b.triF[i] = aeroForce(x0, x1, x2, v, w, k)
+		b.triF[i] = aeroForce(x0, x1, x2, v, w, b.m.dragOf(i, k))
 	}
 }
 
