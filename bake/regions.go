@@ -32,18 +32,6 @@ func solverFabric(f Fabric) solver.Fabric {
 	}
 }
 
-// setFabric sets the fabric fields of p.
-func setFabric(p *solver.Params, f Fabric) {
-	sf := solverFabric(f)
-	p.Density = sf.Density
-	p.StretchStiffness = sf.StretchStiffness
-	p.CompressionStiffness = sf.CompressionStiffness
-	p.ShearStiffness = sf.ShearStiffness
-	p.BendingStiffness = sf.BendingStiffness
-	p.Damping = sf.Damping
-	p.AirDrag = sf.AirDrag
-}
-
 // selectRegions resolves the scene's fabric regions on the welded cloth:
 // each region's triangles (by material, piece or box) and its fabric (its
 // preset, or the scene's fabric, with its overrides). A region that names

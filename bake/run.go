@@ -113,7 +113,7 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 	if err != nil {
 		return nil, badInput(err, "")
 	}
-	setFabric(&p, j.Fabric)
+	p.SetFabric(solverFabric(j.Fabric))
 	if p.Regions, j.Regions, err = selectRegions(sc, m, w, j.Fabric); err != nil {
 		return nil, err
 	}

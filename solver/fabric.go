@@ -51,6 +51,13 @@ func (p *Params) Fabric() Fabric {
 	}
 }
 
+// SetFabric sets the settings' own fabric (the fields Fabric returns).
+func (p *Params) SetFabric(f Fabric) {
+	p.Density, p.StretchStiffness, p.CompressionStiffness = f.Density, f.StretchStiffness, f.CompressionStiffness
+	p.ShearStiffness, p.BendingStiffness = f.ShearStiffness, f.BendingStiffness
+	p.Damping, p.AirDrag = f.Damping, f.AirDrag
+}
+
 // validate checks the fabric's values against the ranges Params.Validate
 // allows.
 func (f *Fabric) validate() error {

@@ -185,6 +185,16 @@ func TestRegionBoundary(t *testing.T) {
 	}
 }
 
+// TestParamsFabricRoundTrip checks that SetFabric sets exactly the
+// fields Fabric returns.
+func TestParamsFabricRoundTrip(t *testing.T) {
+	p := DefaultParams()
+	p.SetFabric(denimLike)
+	if got := p.Fabric(); got != denimLike {
+		t.Errorf("Fabric() after SetFabric(%+v) = %+v", denimLike, got)
+	}
+}
+
 // TestRegionErrors checks that a region's bad fabric or triangle is named.
 func TestRegionErrors(t *testing.T) {
 	pos, tris := gridMesh(3, 3, 1, 1)
