@@ -43,6 +43,9 @@ type Report struct {
 	LowestY  float64 `json:"lowest_y_m"`
 	HighestY float64 `json:"highest_y_m"`
 	MeanY    float64 `json:"mean_y_m"`
+	// ClosedVolumes are, with the scene key volume, each closed piece's
+	// volume at the last frame relative to its rest volume.
+	ClosedVolumes []float64 `json:"closed_volume_ratio,omitempty"`
 	// MaxStretch is the largest edge strain (length/rest - 1) over all frames.
 	MaxStretch float64 `json:"max_stretch"`
 	// LastStretch is the largest edge strain at the last frame.
@@ -96,6 +99,9 @@ func (j *Job) report(rec *Recording, outs []OutputInfo) *Report {
 		Warnings:       j.Warnings,
 	}
 	last := rec.Pos[len(rec.Pos)-1]
+	for _, v := range j.Model.ClosedVolumes(last) {
+		r.ClosedVolumes = append(r.ClosedVolumes, round9(v))
+	}
 	r.LowestY, r.HighestY = math.Inf(1), math.Inf(-1)
 	sum := 0.0
 	for _, p := range last {

@@ -127,6 +127,7 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 	p.Tethers = sc.Tethers
 	p.RetryDivergence = sc.Retry
 	p.Sleep = sc.Sleep
+	p.Volume = sc.Volume
 	j.Gravity = p.Gravity
 	if sc.Gravity != nil {
 		j.Gravity = vec.V(sc.Gravity[0], sc.Gravity[1], sc.Gravity[2])

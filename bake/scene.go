@@ -41,6 +41,7 @@ type Scene struct {
 	Tethers       bool           `json:"tethers,omitempty"`
 	Retry         int            `json:"retry,omitempty"`
 	Sleep         bool           `json:"sleep,omitempty"`
+	Volume        float64        `json:"volume,omitempty"`
 	Regions       []RegionSpec   `json:"regions,omitempty"`
 	Pins          []PinSpec      `json:"pins,omitempty"`
 	Colliders     []ColliderSpec `json:"colliders,omitempty"`
@@ -430,6 +431,12 @@ func (s *Scene) Validate() error {
 	}
 	if s.Thickness < 0 || !finite(s.Thickness) || s.Thickness > 1 {
 		return s.rangeError("thickness", s.Thickness, "must be in (0, 1] m (0 = scaled to the mesh)")
+	}
+	if s.Volume != 0 && !(s.Volume > 0 && s.Volume <= 10) {
+		return s.rangeError("volume", s.Volume, "must be in (0, 10] (times each closed piece's rest volume; 0 = off)")
+	}
+	if s.Volume != 0 && s.Solver != "" && s.Solver != "xpbd" {
+		return s.rangeError("volume", s.Volume, fmt.Sprintf("closed pieces hold a volume with the xpbd solver only (solver is %q)", s.Solver))
 	}
 	if s.Friction != nil && (!(*s.Friction >= 0) || *s.Friction > 10) {
 		return s.rangeError("friction", *s.Friction, "must be in 0..10")

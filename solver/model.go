@@ -107,6 +107,8 @@ type Model struct {
 	vDamping []float64
 	triDrag  []float64
 
+	volumes []volumePiece // closed pieces holding a volume (volume.go)
+
 	springs *springSet // mass-spring model, nil for XPBD
 }
 
@@ -219,6 +221,9 @@ func NewModel(rest []vec.Vec3, tris [][3]int32, pins []Pin, p Params) (*Model, e
 	}
 
 	m.buildFabricFields()
+	if err := m.buildVolumes(); err != nil {
+		return nil, err
+	}
 
 	m.buildStretch()
 	if p.Solver == SolverXPBD {

@@ -152,6 +152,11 @@ type Params struct {
 	// SleepSpeed before it sleeps.
 	SleepFrames int
 
+	// Volume, when not 0, holds every closed piece of the cloth at Volume
+	// times its rest volume (volume.go): 1 keeps a pillow lofted, above 1
+	// inflates. XPBD only.
+	Volume float64
+
 	// Regions give parts of the cloth fabrics of their own (fabric.go);
 	// the fields above are the fabric of the rest.
 	Regions []Region
@@ -237,6 +242,12 @@ func (p Params) Validate() error {
 	}
 	if err := p.validateRegions(); err != nil {
 		return err
+	}
+	if p.Volume != 0 && !(p.Volume > 0 && p.Volume <= 10) {
+		return fmt.Errorf("volume = %g: must be in (0, 10] (times the rest volume; 0 = off)", p.Volume)
+	}
+	if p.Volume != 0 && p.Solver != SolverXPBD {
+		return fmt.Errorf("volume = %g: closed pieces hold a volume with the xpbd solver only (now %s)", p.Volume, p.Solver)
 	}
 	if p.Sleep && p.SleepSpeed == 0 {
 		return fmt.Errorf("sleep speed = 0: must be > 0 when sleep is on (1e-3 m/s is a good start)")

@@ -45,6 +45,7 @@ type XPBD struct {
 	lamS    []float64
 	lamB    []float64
 	lamL    []float64
+	volGrad []vec.Vec3 // per vertex: volume gradients (volume.go)
 	fnLim   func(lo, hi int)
 	fnPred  func(lo, hi int)
 	fnVel   func(lo, hi int)
@@ -81,6 +82,9 @@ func NewXPBD(m *Model) *XPBD {
 		x.lamS = make([]float64, len(m.stretch.v))
 		x.lamB = make([]float64, len(m.bend.v))
 		x.lamL = make([]float64, len(m.limit.maxLen))
+	}
+	if len(m.volumes) > 0 {
+		x.volGrad = make([]vec.Vec3, len(m.Rest))
 	}
 	x.fnLim = x.projectLimits
 	x.fnPred, x.fnVel = x.predict, x.updateVel
@@ -145,11 +149,17 @@ func (x *XPBD) step(k, n int, t, dt float64) {
 			x.runAwakeLimits()
 			x.runBlocks(x.sl.strActCol, x.sl.strAct, x.fnStrBlk)
 			x.runBlocks(x.sl.bendActCol, x.sl.bendAct, x.fnBendBlk)
+			if len(m.volumes) > 0 {
+				m.projectVolumes(x.s.Pos, x.volGrad)
+			}
 			continue
 		}
 		x.runLimits()
 		x.runColours(m.stretch.colours, x.fnStr)
 		x.runColours(m.bend.colours, x.fnBend)
+		if len(m.volumes) > 0 {
+			m.projectVolumes(x.s.Pos, x.volGrad)
+		}
 	}
 	x.pool.run(len(m.tetherV), x.fnTeth)
 	x.collide(t, dt)
