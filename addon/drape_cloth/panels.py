@@ -45,6 +45,11 @@ class DRAPE_PT_cloth(bpy.types.Panel):
             sub = row.row()
             sub.active = s.use_friction
             sub.prop(s, "friction", text="")
+            row = col.row(heading="Volume")
+            row.prop(s, "use_volume", text="")
+            sub = row.row()
+            sub.active = s.use_volume
+            sub.prop(s, "volume", text="")
         elif s.role == 'COLLIDER':
             col = layout.column()
             col.prop(s, "collider_shape")

@@ -68,6 +68,12 @@ class DRAPE_PG_object_settings(bpy.types.PropertyGroup):
                                   description="Bake the scene's frame range")
     frame_start: IntProperty(name="Start", default=1, min=0, update=_update_range, description="First baked frame")
     frame_end: IntProperty(name="End", default=120, min=0, update=_update_range, description="Last baked frame")
+    use_volume: BoolProperty(name="Volume", default=False,
+                             description="Closed pieces of the cloth (a pillow, a balloon) hold a volume instead of sagging "
+                                         "like an empty bag")
+    volume: FloatProperty(name="Volume", default=1.0, min=0.1, max=10.0, soft_max=3.0, precision=2,
+                          description="Volume each closed piece holds, times its rest volume: 1 keeps it lofted, above 1 "
+                                      "inflates it")
     use_thickness: BoolProperty(name="Thickness", default=False,
                                 description="Set the cloth thickness; off lets drape scale it to the mesh")
     thickness: FloatProperty(name="Thickness", default=0.005, min=1e-5, soft_max=0.1, precision=4, unit='LENGTH',

@@ -669,6 +669,8 @@ def export(context, obj, folder, warnings=None):
         data["thickness"] = _r(s.thickness)
     if s.use_friction:
         data["friction"] = _r(s.friction)
+    if s.use_volume:
+        data["volume"] = _r(s.volume)
     if pin_entries:
         data["pins"] = pin_entries
     if collider_json:

@@ -716,6 +716,48 @@ class RealTests(Base):
         self.assertGreater(up_low, lo_top + 0.0025, "the upper cloth passed into the lower one")
         self.assertLess(up_low, 0.03, "the upper cloth did not come down onto the lower one")
 
+    def test_pillow_keeps_its_volume(self):
+        """A closed UV sphere of cloth with Volume 1 dropped on a floor keeps
+        its volume (drape's volume constraint), where an empty bag would sag."""
+        import bmesh
+        path = os.path.join(ARGS.work, "pillow.blend")
+        bpy.ops.wm.save_as_mainfile(filepath=path)
+        bpy.ops.mesh.primitive_uv_sphere_add(radius=0.2, location=(0, 0, 0.25), segments=16, ring_count=10)
+        ball = bpy.context.active_object
+        ball.name = "Pillow"
+        ball.drape.role = 'CLOTH'
+        ball.drape.use_volume = True
+        ball.drape.volume = 1.0
+        bpy.ops.mesh.primitive_plane_add(size=4, location=(0, 0, 0))
+        floor = bpy.context.active_object
+        floor.name = "Floor"
+        floor.drape.role = 'COLLIDER'
+        floor.drape.collider_shape = 'PLANE'
+        sc = bpy.context.scene
+        sc.frame_start, sc.frame_end = 1, 36
+        activate(ball)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        with open(os.path.join(bpy.path.abspath(ball.drape.cache_dir), "scene.json")) as f:
+            self.assertEqual(json.load(f).get("volume"), 1.0, "Volume exported as \"volume\"")
+
+        def volume(frame):
+            sc.frame_set(frame)
+            dg = bpy.context.evaluated_depsgraph_get()
+            oe = ball.evaluated_get(dg)
+            bm = bmesh.new()
+            bm.from_mesh(oe.to_mesh())
+            oe.to_mesh_clear()
+            bm.transform(ball.matrix_world)
+            v = bm.calc_volume(signed=False)
+            top = max(vert.co.z for vert in bm.verts)
+            bm.free()
+            return v, top
+        v0, _ = volume(1)
+        v1, top = volume(36)
+        print("pillow on the floor, frame 36: volume %.5f of %.5f m³ (%.3f), top %.3f m" % (v1, v0, v1 / v0, top))
+        self.assertAlmostEqual(v1 / v0, 1.0, delta=0.03, msg="the pillow lost volume")
+        self.assertGreater(top, 0.3, "the pillow sagged flat")
+
     def test_cape_rides_on_moving_object(self):
         """A cloth pinned along its top edge whose object moves 0.5 m sideways
         over 24 frames: the pins ride along exactly, and the hanging cloth is
