@@ -92,6 +92,16 @@ def make_sphere(radius=0.4, location=(0, 0, 0.4), name="Ball"):
     return s
 
 
+def make_floor():
+    """A 4 m plane collider at z = 0."""
+    bpy.ops.mesh.primitive_plane_add(size=4, location=(0, 0, 0))
+    floor = bpy.context.active_object
+    floor.name = "Floor"
+    floor.drape.role = 'COLLIDER'
+    floor.drape.collider_shape = 'PLANE'
+    return floor
+
+
 def evaluated(obj, frame):
     """Returns (world positions, uvs, material indices) of obj's evaluated mesh at frame."""
     bpy.context.scene.frame_set(frame)
@@ -694,11 +704,7 @@ class RealTests(Base):
         lower = make_cloth(n=14, size=0.8, location=(0, 0, 0.15), name="Lower")
         lower.drape.fabric = 'denim'
         upper.drape.self_collision = True
-        bpy.ops.mesh.primitive_plane_add(size=4, location=(0, 0, 0))
-        floor = bpy.context.active_object
-        floor.name = "Floor"
-        floor.drape.role = 'COLLIDER'
-        floor.drape.collider_shape = 'PLANE'
+        make_floor()
         sc = bpy.context.scene
         sc.frame_start, sc.frame_end = 1, 36
         activate(upper)
@@ -728,11 +734,7 @@ class RealTests(Base):
         ball.drape.role = 'CLOTH'
         ball.drape.use_volume = True
         ball.drape.volume = 1.0
-        bpy.ops.mesh.primitive_plane_add(size=4, location=(0, 0, 0))
-        floor = bpy.context.active_object
-        floor.name = "Floor"
-        floor.drape.role = 'COLLIDER'
-        floor.drape.collider_shape = 'PLANE'
+        make_floor()
         sc = bpy.context.scene
         sc.frame_start, sc.frame_end = 1, 36
         activate(ball)
