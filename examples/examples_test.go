@@ -125,6 +125,33 @@ var examples = []struct {
 		}
 		return ""
 	}},
+	// The throw lands on the right cushion's rounded edge: single edges there
+	// stretch to about 25 % for a frame (24.5 % over the full bake).
+	{"cushions", 24, 0.35, func(f figures) string {
+		// both cushions (closed, volume 1) keep their volume
+		if v := f.rep.ClosedVolumes; len(v) != 2 || math.Abs(v[0]-1) > 0.03 || math.Abs(v[1]-1) > 0.03 {
+			return fmt.Sprintf("closed volume ratios %v, want the two cushions at 1 ± 0.03", v)
+		}
+		// the left cushion (vertices 0..1175 of the file) stays lofted: its
+		// top was at 0.15 m
+		top := math.Inf(-1)
+		for _, p := range f.last[:1176] {
+			top = math.Max(top, p.Y)
+		}
+		if top < 0.14 {
+			return fmt.Sprintf("left cushion top y = %.4f m, want >= 0.14 m (0.15 m at rest)", top)
+		}
+		// the throw (the file's last 1024 vertices) has landed on the right
+		// cushion and the floor
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, p := range f.last[len(f.last)-1024:] {
+			lo, hi = math.Min(lo, p.Y), math.Max(hi, p.Y)
+		}
+		if lo < 0 || lo > 0.02 || hi < 0.15 || hi > 0.2 {
+			return fmt.Sprintf("throw spans y = %.4f..%.4f m, want from the floor (0..0.02 m) to the cushion's top (0.15..0.2 m)", lo, hi)
+		}
+		return ""
+	}},
 	{"sheet", 14, 0.5, func(f figures) string {
 		// the sheet starts upright up to y = 1.45 m and heaps on the floor
 		if f.rep.HighestY > 0.9 {
