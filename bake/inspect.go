@@ -24,6 +24,9 @@ type InspectReport struct {
 	// Primitives is the number of render primitives (glTF primitive
 	// instances, OBJ material groups).
 	Primitives int `json:"primitives"`
+	// LooseEdges counts the file's loose edges (OBJ l lines), which a
+	// bake sews with the scene key sewing.
+	LooseEdges int `json:"loose_edges,omitempty"`
 	// Materials are the names of the file's materials (glTF materials,
 	// OBJ usemtl names), which scene regions select by.
 	Materials []string `json:"materials,omitempty"`
@@ -119,6 +122,7 @@ func Inspect(path string, opt meshio.ReadOptions, wopt meshio.WeldOptions) (*Ins
 		Meshes:            append([]string{}, m.MeshNames...),
 		Primitives:        len(m.Primitives),
 		Materials:         m.MaterialNames,
+		LooseEdges:        len(m.Lines),
 		SourceVertices:    m.SourceVertices,
 		RenderVertices:    m.NumVertices(),
 		WeldedVertices:    len(w.Positions),
@@ -208,6 +212,9 @@ func (r *InspectReport) WriteText(w io.Writer) {
 	fmt.Fprintf(&b, "file:               %s (%s)\n", r.File, r.Format)
 	fmt.Fprintf(&b, "meshes:             %s\n", strings.Join(r.Meshes, ", "))
 	fmt.Fprintf(&b, "primitives:         %d\n", r.Primitives)
+	if r.LooseEdges > 0 {
+		fmt.Fprintf(&b, "loose edges:        %d (sewn with the scene key sewing)\n", r.LooseEdges)
+	}
 	if len(r.Materials) > 0 {
 		fmt.Fprintf(&b, "materials:          %s\n", materialList(r.Materials))
 	}

@@ -35,7 +35,7 @@ func preflight(j *Job) string {
 				inside, ci, j.colliderNames[ci], 1000*deepest, at, fmt3(j.Welded.Positions[at])))
 		}
 	}
-	if pairs := solver.SelfIntersectingPairs(j.Welded.Positions, j.Welded.Triangles); len(pairs) > 0 {
+	if pairs := solver.SelfIntersectingPairs(j.Welded.Positions, j.Model.SewnTriangles()); len(pairs) > 0 {
 		pos, t := j.Welded.Positions, j.Welded.Triangles[pairs[0][0]]
 		at := pos[t[0]].Add(pos[t[1]]).Add(pos[t[2]]).Scale(1.0 / 3)
 		what := "the bake leaves them crossed"

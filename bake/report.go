@@ -43,6 +43,9 @@ type Report struct {
 	LowestY  float64 `json:"lowest_y_m"`
 	HighestY float64 `json:"highest_y_m"`
 	MeanY    float64 `json:"mean_y_m"`
+	// SeamGap is, with the scene key sewing, the largest distance between
+	// two vertices a seam joins at the last frame [m].
+	SeamGap float64 `json:"seam_gap_m,omitempty"`
 	// ClosedVolumes are, with the scene key volume, each closed piece's
 	// volume at the last frame relative to its rest volume.
 	ClosedVolumes []float64 `json:"closed_volume_ratio,omitempty"`
@@ -111,7 +114,10 @@ func (j *Job) report(rec *Recording, outs []OutputInfo) *Report {
 	}
 	r.MeanY = sum / float64(len(last))
 	r.LastStretch = j.maxStretch(last)
-	r.SelfIntersections = solver.SelfIntersections(last, j.Welded.Triangles)
+	r.SelfIntersections = solver.SelfIntersections(last, j.Model.SewnTriangles())
+	if len(j.Params.Seams) > 0 {
+		r.SeamGap = round9(j.Model.SeamGap(last))
+	}
 	return r
 }
 

@@ -128,6 +128,15 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 	p.RetryDivergence = sc.Retry
 	p.Sleep = sc.Sleep
 	p.Volume = sc.Volume
+	var seamNote string
+	if p.Seams, seamNote, err = selectSeams(sc, m, w); err != nil {
+		return nil, err
+	}
+	if seamNote != "" {
+		warn(seamNote)
+		j.Warnings = append(j.Warnings, seamNote)
+	}
+	p.SewSpeed = sc.Sewing
 	j.Gravity = p.Gravity
 	if sc.Gravity != nil {
 		j.Gravity = vec.V(sc.Gravity[0], sc.Gravity[1], sc.Gravity[2])

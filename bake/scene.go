@@ -42,6 +42,7 @@ type Scene struct {
 	Retry         int            `json:"retry,omitempty"`
 	Sleep         bool           `json:"sleep,omitempty"`
 	Volume        float64        `json:"volume,omitempty"`
+	Sewing        float64        `json:"sewing,omitempty"`
 	Regions       []RegionSpec   `json:"regions,omitempty"`
 	Pins          []PinSpec      `json:"pins,omitempty"`
 	Colliders     []ColliderSpec `json:"colliders,omitempty"`
@@ -431,6 +432,12 @@ func (s *Scene) Validate() error {
 	}
 	if s.Thickness < 0 || !finite(s.Thickness) || s.Thickness > 1 {
 		return s.rangeError("thickness", s.Thickness, "must be in (0, 1] m (0 = scaled to the mesh)")
+	}
+	if s.Sewing != 0 && !(s.Sewing > 0 && s.Sewing <= 100) {
+		return s.rangeError("sewing", s.Sewing, "must be in (0, 100] m/s (the speed seams close at; 0 = off)")
+	}
+	if s.Sewing != 0 && s.Solver != "" && s.Solver != "xpbd" {
+		return s.rangeError("sewing", s.Sewing, fmt.Sprintf("seams close with the xpbd solver only (solver is %q)", s.Solver))
 	}
 	if s.Volume != 0 && !(s.Volume > 0 && s.Volume <= 10) {
 		return s.rangeError("volume", s.Volume, "must be in (0, 10] (times each closed piece's rest volume; 0 = off)")

@@ -39,6 +39,7 @@ func TestParseSceneErrors(t *testing.T) {
 		{"region friction", `{"input": "a.obj", "regions": [{"piece": 1, "fabric": {"friction": 0.9}}]}`,
 			[]string{"regions[0].fabric.friction = 0.9", "top-level friction"}},
 		{"region box", `{"input": "a.obj", "regions": [{"box": [1, 0, 0, 0, 1, 1], "fabric": {}}]}`, []string{"regions[0].box", "x0 <= x1"}},
+		{"sewing range", `{"input": "a.obj", "sewing": -1}`, []string{"sewing = -1", "(0, 100]"}},
 		{"volume range", `{"input": "a.obj", "volume": 20}`, []string{"volume = 20", "(0, 10]"}},
 		{"volume solver", `{"input": "a.obj", "volume": 1, "solver": "verlet"}`, []string{"volume = 1", "xpbd solver only"}},
 		{"region preset", `{"input": "a.obj", "regions": [{"piece": 0, "fabric": {"preset": "tweed"}}]}`, []string{"regions[0].fabric.preset", "denim"}},

@@ -40,6 +40,11 @@ func validMesh(m *Mesh) error {
 	if m.NumTriangles() == 0 {
 		return fmt.Errorf("mesh without triangles and no error")
 	}
+	for _, l := range m.Lines {
+		if l[0] < 0 || l[1] < 0 || int(l[0]) >= m.SourceVertices || int(l[1]) >= m.SourceVertices || l[0] == l[1] {
+			return fmt.Errorf("loose edge %v out of range (%d vertices) or from a vertex to itself", l, m.SourceVertices)
+		}
+	}
 	for pi, p := range m.Primitives {
 		nv := int32(len(p.Positions))
 		if len(p.Indices)%3 != 0 {
@@ -124,6 +129,7 @@ func fuzzRead(t *testing.T, data []byte, name string, format Format) {
 func FuzzReadOBJ(f *testing.F) {
 	fuzzSeeds(f, ".obj")
 	f.Add([]byte("v 0 0 0\nv 1 0 0\nv 0 1 0\nf -3 -2 -1\n"))
+	f.Add([]byte("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 2 0 0\nf 1 2 3\nl 1 2 4 -1\nl 3/1 1\n"))
 	f.Add([]byte("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvn 0 0 1\nf 1/1/1 2/1/1 3/1/1 4/1/1\nf 1//9 2/7 \\\n 3\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, data, "fuzz.obj", FormatOBJ) })
 }

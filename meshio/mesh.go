@@ -81,6 +81,10 @@ type Mesh struct {
 	// Primitives are the render pieces in file order. For glTF, one entry per
 	// (node instance, primitive); for OBJ one per material group.
 	Primitives []Primitive
+	// Lines are the loose edges of the file (OBJ l lines; a polyline
+	// gives one per segment) as pairs of vertex numbers in the file's own
+	// order (see SourceVertices). A bake sews them (scene key sewing).
+	Lines [][2]int32
 	// MaterialNames are the names of the materials Primitive.Material
 	// numbers: glTF material names, OBJ usemtl names ("" where unnamed).
 	MaterialNames []string

@@ -50,6 +50,7 @@ type objReader struct {
 	polyPos     []vec.Vec3
 	tris        [][3]int
 	fanned      int
+	lines       [][2]int32 // the l lines' segments, as v numbers from 0
 }
 
 // readOBJ parses a Wavefront OBJ stream. name is used in errors only.
@@ -155,6 +156,8 @@ func (o *objReader) parseLine(line []byte) error {
 		o.vn = append(o.vn, vec.Vec3{X: p[0], Y: p[1], Z: p[2]}.Normalize())
 	case "f":
 		return o.parseFace(rest)
+	case "l":
+		return o.parseLineElement(rest)
 	case "usemtl":
 		o.useMaterial(string(bytes.TrimSpace(rest)))
 	case "o":
@@ -163,7 +166,7 @@ func (o *objReader) parseLine(line []byte) error {
 			o.firstObject = o.object
 		}
 	}
-	// g, s, mtllib, l, p, vp, t (creases) and anything unknown are ignored
+	// g, s, mtllib, p, vp, t (creases) and anything unknown are ignored
 	return nil
 }
 
@@ -302,6 +305,40 @@ func resolve(n int64, count int) int32 {
 }
 
 // parseFace reads one polygon and triangulates it into the current group.
+// parseLineElement reads an l line (a polyline through v numbers, each
+// optionally /vt) into its segments; a segment from a vertex to itself is
+// dropped.
+func (o *objReader) parseLineElement(b []byte) error {
+	prev, n := int32(-1), 0
+	for {
+		var word []byte
+		word, b = splitWord(b)
+		if len(word) == 0 {
+			break
+		}
+		if j := bytes.IndexByte(word, '/'); j >= 0 {
+			word = word[:j]
+		}
+		ix, err := strconv.ParseInt(string(word), 10, 32)
+		if err != nil || ix == 0 {
+			return o.errf("line element: %q is not a vertex index (OBJ indices start at 1)", word)
+		}
+		v := resolve(ix, len(o.v))
+		if v < 0 {
+			return o.errf("line element index %d out of range (%d vertices defined so far)", ix, len(o.v))
+		}
+		if n > 0 && int32(v) != prev {
+			o.lines = append(o.lines, [2]int32{prev, int32(v)})
+		}
+		prev = int32(v)
+		n++
+	}
+	if n < 2 {
+		return o.errf("line element with %d vertices: an l line needs at least 2", n)
+	}
+	return nil
+}
+
 func (o *objReader) parseFace(b []byte) error {
 	o.poly = o.poly[:0]
 	for {
@@ -417,7 +454,7 @@ func (g *objGroup) corner(c objCorner) int32 {
 func (o *objReader) mesh() (*Mesh, error) {
 	base := filepath.Base(o.name)
 	m := &Mesh{Path: o.name, Format: FormatOBJ, Name: strings.TrimSuffix(base, filepath.Ext(base)), SourceVertices: len(o.v),
-		SourcePositions: append([]vec.Vec3(nil), o.v...)}
+		SourcePositions: append([]vec.Vec3(nil), o.v...), Lines: o.lines}
 	if len(o.v) == 0 {
 		return nil, &ParseError{Path: o.name, Msg: "no vertices: the file has no `v` lines (empty or not an OBJ file)", Err: ErrNoGeometry}
 	}

@@ -3,6 +3,7 @@ package meshio
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand"
 	"os"
@@ -114,6 +115,24 @@ func TestOBJSourceOrder(t *testing.T) {
 	}
 	if got := strings.Join(m.MaterialNames, ","); got != "b,a" {
 		t.Errorf("Read(mat.obj) material names = %q, want \"b,a\" (usemtl order)", got)
+	}
+	// l lines: polylines into segments, relative indices, /vt ignored, a
+	// segment from a vertex to itself dropped
+	m, err = readString(t, "lines.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\nl 1 2 3\nl -1 1\nl 2/1 2\n", DefaultReadOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(m.Lines); got != "[[0 1] [1 2] [2 0]]" {
+		t.Errorf("Read(lines.obj) lines = %s, want [[0 1] [1 2] [2 0]]", got)
+	}
+	for _, bad := range []struct{ src, want string }{
+		{"v 0 0 0\nl 1\n", "line 2: line element with 1 vertices"},
+		{"v 0 0 0\nv 1 0 0\nl 1 9\n", "line 3: line element index 9 out of range"},
+		{"v 0 0 0\nv 1 0 0\nl 1 x\n", `line 3: line element: "x" is not a vertex index`},
+	} {
+		if _, err := readString(t, "bad.obj", bad.src, DefaultReadOptions()); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("Read(%q) error %v, want one containing %q", bad.src, err, bad.want)
+		}
 	}
 }
 

@@ -109,6 +109,12 @@ type Model struct {
 
 	volumes []volumePiece // closed pieces holding a volume (volume.go)
 
+	// seams (sewing.go): rest length per seam, and each vertex's seam
+	// partners (CSR; nil without seams)
+	seamRest  []float64
+	seamStart []int32
+	seamAdj   []int32
+
 	springs *springSet // mass-spring model, nil for XPBD
 }
 
@@ -222,6 +228,9 @@ func NewModel(rest []vec.Vec3, tris [][3]int32, pins []Pin, p Params) (*Model, e
 
 	m.buildFabricFields()
 	if err := m.buildVolumes(); err != nil {
+		return nil, err
+	}
+	if err := m.buildSeams(); err != nil {
 		return nil, err
 	}
 

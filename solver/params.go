@@ -157,6 +157,12 @@ type Params struct {
 	// inflates. XPBD only.
 	Volume float64
 
+	// Seams sew pairs of vertices together (sewing.go): each pair's
+	// distance shrinks at SewSpeed until they meet. XPBD only.
+	Seams [][2]int32
+	// SewSpeed is the speed [m/s] at which seams close.
+	SewSpeed float64
+
 	// Regions give parts of the cloth fabrics of their own (fabric.go);
 	// the fields above are the fabric of the rest.
 	Regions []Region
@@ -242,6 +248,9 @@ func (p Params) Validate() error {
 	}
 	if err := p.validateRegions(); err != nil {
 		return err
+	}
+	if len(p.Seams) > 0 && !(p.SewSpeed > 0 && p.SewSpeed <= 100) {
+		return fmt.Errorf("sew speed = %g: must be in (0, 100] m/s when there are seams", p.SewSpeed)
 	}
 	if p.Volume != 0 && !(p.Volume > 0 && p.Volume <= 10) {
 		return fmt.Errorf("volume = %g: must be in (0, 10] (times the rest volume; 0 = off)", p.Volume)

@@ -152,6 +152,9 @@ func (x *XPBD) step(k, n int, t, dt float64) {
 			if len(m.volumes) > 0 {
 				m.projectVolumes(x.s.Pos, x.volGrad)
 			}
+			if len(p.Seams) > 0 {
+				m.projectSeams(x.s.Pos, t+dt)
+			}
 			continue
 		}
 		x.runLimits()
@@ -159,6 +162,9 @@ func (x *XPBD) step(k, n int, t, dt float64) {
 		x.runColours(m.bend.colours, x.fnBend)
 		if len(m.volumes) > 0 {
 			m.projectVolumes(x.s.Pos, x.volGrad)
+		}
+		if len(p.Seams) > 0 {
+			m.projectSeams(x.s.Pos, t+dt)
 		}
 	}
 	x.pool.run(len(m.tetherV), x.fnTeth)

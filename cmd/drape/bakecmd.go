@@ -48,6 +48,7 @@ Examples:
 			&cli.StringSliceFlag{Name: "pin", Usage: "pin vertices: top, index:i,j,..., box:x0,y0,z0,x1,y1,z1, attribute:NAME; repeatable"},
 			&cli.StringSliceFlag{Name: "collider", Usage: "sphere:cx,cy,cz,r capsule:ax,ay,az,bx,by,bz,r cone:ax,ay,az,bx,by,bz,ra,rb plane:nx,ny,nz,d box:cx,cy,cz,hx,hy,hz mesh:PATH; repeatable"},
 			&cli.Float64Flag{Name: "thickness", Usage: "cloth thickness `M` kept from colliders and itself"},
+			&cli.Float64Flag{Name: "sewing", Usage: "sew the input's loose edges (OBJ l lines) shut at `V` m/s"},
 			&cli.Float64Flag{Name: "volume", Usage: "hold every closed piece at `R` times its rest volume (1 keeps a pillow lofted, above 1 inflates)"},
 			&cli.Float64Flag{Name: "friction", Usage: "cloth-collider friction coefficient"},
 			&cli.BoolFlag{Name: "self-collision", Usage: "enable cloth self-collision"},
@@ -141,6 +142,7 @@ func applyFlags(c *cli.Context, sc *bake.Scene) error {
 	setFloat("scale", &sc.Scale)
 	setFloat("thickness", &sc.Thickness)
 	setFloat("volume", &sc.Volume)
+	setFloat("sewing", &sc.Sewing)
 	if c.IsSet("solver") {
 		sc.Solver = c.String("solver")
 	}
