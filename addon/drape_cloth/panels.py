@@ -45,6 +45,11 @@ class DRAPE_PT_cloth(bpy.types.Panel):
             sub = row.row()
             sub.active = s.use_friction
             sub.prop(s, "friction", text="")
+            row = col.row(heading="Sewing")
+            row.prop(s, "use_sewing", text="")
+            sub = row.row()
+            sub.active = s.use_sewing
+            sub.prop(s, "sewing_speed", text="")
             row = col.row(heading="Volume")
             row.prop(s, "use_volume", text="")
             sub = row.row()

@@ -68,6 +68,11 @@ class DRAPE_PG_object_settings(bpy.types.PropertyGroup):
                                   description="Bake the scene's frame range")
     frame_start: IntProperty(name="Start", default=1, min=0, update=_update_range, description="First baked frame")
     frame_end: IntProperty(name="End", default=120, min=0, update=_update_range, description="Last baked frame")
+    use_sewing: BoolProperty(name="Sewing", default=False,
+                             description="Pull the mesh's loose edges shut, sewing the panels they join together "
+                                         "(as Blender's sewing springs)")
+    sewing_speed: FloatProperty(name="Sewing Speed", default=0.5, min=0.001, max=100.0, soft_max=2.0, precision=3,
+                                unit='VELOCITY', description="Speed at which the seams close [m/s]")
     use_volume: BoolProperty(name="Volume", default=False,
                              description="Closed pieces of the cloth (a pillow, a balloon) hold a volume instead of sagging "
                                          "like an empty bag")

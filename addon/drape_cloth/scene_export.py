@@ -141,13 +141,14 @@ def colliders(context, cloth):
                   key=lambda o: o.name)
 
 
-def write_obj(path, parts):
+def write_obj(path, parts, loose=False):
     """Writes cloth meshes as one OBJ in glTF axes. parts lists (mesh, matrix,
     name, group) per object, in order: its v lines in Blender vertex order
     (transformed by matrix) after the previous parts', vt per distinct UV of
     its active layer, and its f lines; with group None a usemtl per material
     slot (a bake of one object), else one usemtl group for the whole object
-    (a region of several cloth objects, see cloth_group)."""
+    (a region of several cloth objects, see cloth_group). With loose, its
+    loose edges become l lines (the seams drape sews)."""
     lines = ["# drape cloth export from Blender (Y-up: Blender (x, y, z) -> (x, z, -y))"]
     voff, uv_index = 0, {}
     for mesh, matrix, name, group in parts:
@@ -182,6 +183,10 @@ def write_obj(path, parts):
             else:
                 corners = [str(mesh.loops[li].vertex_index + 1 + voff) for li in p.loop_indices]
             lines.append("f " + " ".join(corners))
+        if loose:
+            for e in mesh.edges:
+                if e.is_loose:
+                    lines.append("l %d %d" % (e.vertices[0] + 1 + voff, e.vertices[1] + 1 + voff))
         voff += len(mesh.vertices)
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         f.write("\n".join(lines) + "\n")
@@ -626,7 +631,7 @@ def export(context, obj, folder, warnings=None):
             many = len(cloths) > 1
             write_obj(os.path.join(folder, OBJ_NAME),
                       [(me, cloth_mats[k][0], sanitize(o.name), cloth_group(k, o) if many else None)
-                       for k, (o, me) in enumerate(zip(cloths, meshes))])
+                       for k, (o, me) in enumerate(zip(cloths, meshes))], loose=s.use_sewing)
             off = 0
             for k, (o, me) in enumerate(zip(cloths, meshes)):
                 parts.append({"name": o.name, "offset": off, "nverts": len(me.vertices), "matrices": cloth_mats[k]})
@@ -671,6 +676,8 @@ def export(context, obj, folder, warnings=None):
         data["friction"] = _r(s.friction)
     if s.use_volume:
         data["volume"] = _r(s.volume)
+    if s.use_sewing:
+        data["sewing"] = _r(s.sewing_speed)
     if pin_entries:
         data["pins"] = pin_entries
     if collider_json:

@@ -760,6 +760,51 @@ class RealTests(Base):
         self.assertAlmostEqual(v1 / v0, 1.0, delta=0.03, msg="the pillow lost volume")
         self.assertGreater(top, 0.3, "the pillow sagged flat")
 
+    def test_panels_sewn_together(self):
+        """Two flat panels 10 cm apart joined by loose edges, with Sewing on:
+        the loose edges are exported as seams and drape sews them shut (every
+        seam pair within 1 mm by frame 25), with self-collision on."""
+        import bmesh
+        path = os.path.join(ARGS.work, "sewing.blend")
+        bpy.ops.wm.save_as_mainfile(filepath=path)
+        n, size = 7, 0.3
+        me = bpy.data.meshes.new("Panels")
+        bm = bmesh.new()
+        grid = {}
+        for k, x0 in enumerate((0.0, size + 0.1)):
+            for j in range(n):
+                for i in range(n):
+                    grid[k, i, j] = bm.verts.new((x0 + size * i / (n - 1), size * j / (n - 1), 1.0))
+            for j in range(n - 1):
+                for i in range(n - 1):
+                    bm.faces.new((grid[k, i, j], grid[k, i + 1, j], grid[k, i + 1, j + 1], grid[k, i, j + 1]))
+        seams = [(grid[0, n - 1, j], grid[1, 0, j]) for j in range(n)]
+        for a, b in seams:
+            bm.edges.new((a, b))
+        bm.verts.index_update()
+        pairs = [(a.index, b.index) for a, b in seams]
+        bm.to_mesh(me)
+        bm.free()
+        panels = bpy.data.objects.new("Panels", me)
+        bpy.context.scene.collection.objects.link(panels)
+        panels.drape.role = 'CLOTH'
+        panels.drape.use_sewing = True
+        panels.drape.sewing_speed = 0.3
+        panels.drape.self_collision = True
+        sc = bpy.context.scene
+        sc.frame_start, sc.frame_end = 1, 25
+        activate(panels)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        folder = bpy.path.abspath(panels.drape.cache_dir)
+        with open(os.path.join(folder, "scene.json")) as f:
+            self.assertEqual(json.load(f).get("sewing"), 0.3, "Sewing exported as \"sewing\"")
+        with open(os.path.join(folder, "cloth.obj")) as f:
+            self.assertEqual(sum(1 for l in f if l.startswith("l ")), n, "seams (l lines) in the OBJ")
+        verts = evaluated(panels, 25)[0]
+        gap = max((verts[a] - verts[b]).length for a, b in pairs)
+        print("panels sewn together, frame 25: widest seam %.2g m (10 cm at rest)" % gap)
+        self.assertLess(gap, 1e-3, "the seams did not close")
+
     def test_cape_rides_on_moving_object(self):
         """A cloth pinned along its top edge whose object moves 0.5 m sideways
         over 24 frames: the pins ride along exactly, and the hanging cloth is
