@@ -6,6 +6,16 @@ from . import operators
 from . import scene_export as sx
 
 
+def _toggled(col, s, heading, use, value):
+    """Draws a row of a setting ticked on by use: its tick box, then its
+    value, greyed out while unticked."""
+    row = col.row(heading=heading)
+    row.prop(s, use, text="")
+    sub = row.row()
+    sub.active = getattr(s, use)
+    sub.prop(s, value, text="")
+
+
 class DRAPE_PT_cloth(bpy.types.Panel):
     bl_label = "Drape Cloth"
     bl_idname = "DRAPE_PT_cloth"
@@ -35,34 +45,15 @@ class DRAPE_PT_cloth(bpy.types.Panel):
             col.prop(s, "self_collision")
             col.prop(s, "sleep")
             col.prop_search(s, "pin_group", obj, "vertex_groups", text="Pin Group")
-            row = col.row(heading="Thickness")
-            row.prop(s, "use_thickness", text="")
-            sub = row.row()
-            sub.active = s.use_thickness
-            sub.prop(s, "thickness", text="")
-            row = col.row(heading="Friction")
-            row.prop(s, "use_friction", text="")
-            sub = row.row()
-            sub.active = s.use_friction
-            sub.prop(s, "friction", text="")
-            row = col.row(heading="Sewing")
-            row.prop(s, "use_sewing", text="")
-            sub = row.row()
-            sub.active = s.use_sewing
-            sub.prop(s, "sewing_speed", text="")
-            row = col.row(heading="Volume")
-            row.prop(s, "use_volume", text="")
-            sub = row.row()
-            sub.active = s.use_volume
-            sub.prop(s, "volume", text="")
+            for heading, use, value in (("Thickness", "use_thickness", "thickness"),
+                                        ("Friction", "use_friction", "friction"),
+                                        ("Sewing", "use_sewing", "sewing_speed"),
+                                        ("Volume", "use_volume", "volume")):
+                _toggled(col, s, heading, use, value)
         elif s.role == 'COLLIDER':
             col = layout.column()
             col.prop(s, "collider_shape")
-            row = col.row(heading="Friction")
-            row.prop(s, "use_collider_friction", text="")
-            sub = row.row()
-            sub.active = s.use_collider_friction
-            sub.prop(s, "collider_friction", text="")
+            _toggled(col, s, "Friction", "use_collider_friction", "collider_friction")
             col.prop(s, "collider_thickness")
             col.label(text="Fitted to the object's bounds and animation", icon='INFO')
 
