@@ -997,15 +997,15 @@ func (sc *selfCollision) vertexTriangle(sl *pairSlot, v, ti int32) {
 	if w[v] == 0 && w[t[0]] == 0 && w[t[1]] == 0 && w[t[2]] == 0 {
 		return
 	}
-	if sc.m.seamAdj != nil && sc.m.sewnToAny(v, t[0], t[1], t[2]) {
-		return // a seam draws them together (sewing.go)
-	}
 	p, a, b, c := x[v], x[t[0]], x[t[1]], x[t[2]]
 	r := (1+selfMargin)*sc.h + sk[v] + max(sk[t[0]], sk[t[1]], sk[t[2]])
 	uu, vv, ww := closestOnTriangle(p, a, b, c)
 	d := p.Sub(a.Scale(uu).Add(b.Scale(vv)).Add(c.Scale(ww)))
 	if d.LenSq() >= r*r {
 		return
+	}
+	if sc.m.seamAdj != nil && sc.m.sewnToAny(v, t[0], t[1], t[2]) {
+		return // a seam draws them together (sewing.go)
 	}
 	// a pair listed again keeps its side; a new one takes the side the
 	// vertex is on at the substep's start (see newSide)
@@ -1034,9 +1034,6 @@ func (sc *selfCollision) edgeEdge(sl *pairSlot, ei, fi int32) {
 	if w[e0[0]] == 0 && w[e0[1]] == 0 && w[e1[0]] == 0 && w[e1[1]] == 0 {
 		return
 	}
-	if sc.m.seamAdj != nil && (sc.m.sewnToAny(e0[0], e1[0], e1[1]) || sc.m.sewnToAny(e0[1], e1[0], e1[1])) {
-		return // a seam joins them (sewing.go)
-	}
 	a, b, c, d := x[e0[0]], x[e0[1]], x[e1[0]], x[e1[1]]
 	r := (1+selfMargin)*sc.h + max(sk[e0[0]], sk[e0[1]]) + max(sk[e1[0]], sk[e1[1]])
 	s, t := closestSegments(a, b, c, d)
@@ -1044,6 +1041,9 @@ func (sc *selfCollision) edgeEdge(sl *pairSlot, ei, fi int32) {
 	l := diff.Len()
 	if l >= r {
 		return
+	}
+	if sc.m.seamAdj != nil && (sc.m.sewnToAny(e0[0], e1[0], e1[1]) || sc.m.sewnToAny(e0[1], e1[0], e1[1])) {
+		return // a seam joins them (sewing.go)
 	}
 	// n points from edge hi to edge lo
 	lo, hi := ei, fi
