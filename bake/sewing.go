@@ -17,7 +17,7 @@ func selectSeams(sc *Scene, m *meshio.Mesh, w *meshio.Welded) ([][2]int32, strin
 	input := sc.Resolve(sc.Input)
 	if sc.Sewing == 0 {
 		if len(m.Lines) > 0 {
-			return nil, fmt.Sprintf("%s: %d loose edges (OBJ l lines) are not sewn; set sewing (a speed in m/s, docs/scene.md) to sew them", input, len(m.Lines)), nil
+			return nil, fmt.Sprintf("%s: %d loose edges (OBJ l lines) are not sewn; set sewing (the scene key, or --sewing V, a speed in m/s) to sew them", input, len(m.Lines)), nil
 		}
 		return nil, "", nil
 	}
