@@ -152,6 +152,21 @@ var examples = []struct {
 		}
 		return ""
 	}},
+	// The seams pull the panels' sides together at 0.3 m/s while the waist
+	// hangs from its centre: edges near the waist reach about 37 % strain
+	// while sewing (21 % once sewn, at the last frame).
+	{"skirt", 36, 0.45, func(f figures) string {
+		// after 1.5 s the side seams (0.4 m apart at rest) are shut
+		if f.rep.SeamGap > 1e-3 {
+			return fmt.Sprintf("widest seam %.4f m after 1.5 s, want <= 1 mm", f.rep.SeamGap)
+		}
+		// sewn around the hips, the skirt is narrower than the flat panels'
+		// 0.8 m hem
+		if lo, hi := f.bounds(); hi.X-lo.X > 0.5 {
+			return fmt.Sprintf("skirt spans %.3f m in x, want <= 0.5 m once sewn around the hips (0.8 m flat)", hi.X-lo.X)
+		}
+		return ""
+	}},
 	{"sheet", 14, 0.5, func(f figures) string {
 		// the sheet starts upright up to y = 1.45 m and heaps on the floor
 		if f.rep.HighestY > 0.9 {
