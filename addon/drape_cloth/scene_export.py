@@ -199,10 +199,12 @@ def cloth_group(k, obj):
 
 
 def cloth_partners(context, cloth):
-    """Returns the scene's other mesh objects with the Cloth role, in name
-    order: a bake of cloth bakes them with it, so that they collide."""
+    """Returns the scene's other visible mesh objects with the Cloth role, in
+    name order: a bake of cloth bakes them with it, so that they collide
+    (a hidden one, such as a spare copy, is left out)."""
     return sorted((o for o in context.scene.objects
-                   if o.drape.role == 'CLOTH' and o.type == 'MESH' and o != cloth), key=lambda o: o.name)
+                   if o.drape.role == 'CLOTH' and o.type == 'MESH' and o != cloth and o.visible_get()),
+                  key=lambda o: o.name)
 
 
 def fabric_of(s):

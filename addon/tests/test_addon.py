@@ -535,6 +535,9 @@ class FakeTests(Base):
         jeans.drape.pin_group = "Waist"
         jeans.drape.fabric = 'denim'
         shirt.drape.self_collision = True
+        # a hidden Cloth object (a spare copy) is not baked along
+        spare = make_cloth(n=3, size=0.5, location=(4, 0, 1.0), name="Spare")
+        spare.hide_set(True)
         sc = bpy.context.scene
         sc.frame_start, sc.frame_end = 1, 8
         before = evaluated(jeans, 1)[0]
@@ -558,6 +561,7 @@ class FakeTests(Base):
             self.assertEqual(o.drape.baked_frames, 8)
             self.assertEqual(len([m for m in o.modifiers if m.type == 'MESH_CACHE']), 1)
         self.assertNotEqual(shirt.drape.cache_dir, jeans.drape.cache_dir)
+        self.assertEqual((spare.drape.cache_dir, len(spare.modifiers)), ("", 0), "the hidden spare was baked")
         # the jeans play back the fake's world positions: the pinned waist
         # stays, the rest fell 0.5·g·t² by the last frame
         _, _, _, samples = read_pc2_world(os.path.join(folder, "cloth.pc2"))
