@@ -129,7 +129,7 @@ func writeSkirt(path string) error {
 			for i := 0; i+1 < nu; i++ {
 				a, bb, c, d := id(k, i, j), id(k, i+1, j), id(k, i+1, j+1), id(k, i, j+1)
 				if k == 1 {
-					a, bb, c, d = a, d, c, bb // the back panel faces the other way
+					bb, d = d, bb // the back panel faces the other way
 				}
 				fmt.Fprintf(&b, "f %d %d %d %d\n", a, bb, c, d)
 			}
