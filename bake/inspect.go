@@ -24,7 +24,8 @@ type InspectReport struct {
 	// Primitives is the number of render primitives (glTF primitive
 	// instances, OBJ material groups).
 	Primitives int `json:"primitives"`
-	// LooseEdges counts the file's loose edges (OBJ l lines), which a
+	// LooseEdges counts the file's loose edges (OBJ l lines, glTF line
+	// primitives of the cloth), which a
 	// bake sews with the scene key sewing.
 	LooseEdges int `json:"loose_edges,omitempty"`
 	// Materials are the names of the file's materials (glTF materials,
@@ -122,7 +123,7 @@ func Inspect(path string, opt meshio.ReadOptions, wopt meshio.WeldOptions) (*Ins
 		Meshes:            append([]string{}, m.MeshNames...),
 		Primitives:        len(m.Primitives),
 		Materials:         m.MaterialNames,
-		LooseEdges:        len(m.Lines),
+		LooseEdges:        len(m.Lines) + len(m.LineSegments),
 		SourceVertices:    m.SourceVertices,
 		RenderVertices:    m.NumVertices(),
 		WeldedVertices:    len(w.Positions),

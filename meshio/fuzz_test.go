@@ -40,6 +40,11 @@ func validMesh(m *Mesh) error {
 	if m.NumTriangles() == 0 {
 		return fmt.Errorf("mesh without triangles and no error")
 	}
+	for _, l := range m.LineSegments {
+		if !l[0].IsFinite() || !l[1].IsFinite() {
+			return fmt.Errorf("loose edge %v not finite", l)
+		}
+	}
 	for _, l := range m.Lines {
 		if l[0] < 0 || l[1] < 0 || int(l[0]) >= m.SourceVertices || int(l[1]) >= m.SourceVertices || l[0] == l[1] {
 			return fmt.Errorf("loose edge %v out of range (%d vertices) or from a vertex to itself", l, m.SourceVertices)

@@ -211,6 +211,8 @@ type gltfReader struct {
 	opt   ReadOptions
 	nsrc  int32
 	modes map[string]bool
+	// loose edges of the cloth (line primitives), in world space
+	lineSegs [][2]vec.Vec3
 }
 
 func (r *gltfReader) errf(place, format string, args ...any) *ParseError {
@@ -299,6 +301,7 @@ func (r *gltfReader) read() (*Mesh, error) {
 		return nil, &ParseError{Path: r.name, Place: "meshes", Msg: fmt.Sprintf("no triangle primitives (modes seen: %s): drape needs triangles", strings.Join(modes, ", ")), Err: ErrNoGeometry}
 	}
 	m.SourceVertices = int(r.nsrc)
+	m.LineSegments = r.lineSegs
 	m.gltf = src
 	return m, nil
 }
@@ -522,53 +525,18 @@ func (r *gltfReader) primitive(in gltfInstance, pi int, prim *gltf.Primitive) (P
 	}
 	switch prim.Mode {
 	case gltf.PrimitiveTriangles, gltf.PrimitiveTriangleStrip, gltf.PrimitiveTriangleFan:
+	case gltf.PrimitiveLines, gltf.PrimitiveLineStrip, gltf.PrimitiveLineLoop:
+		r.modes[modeName(prim.Mode)] = true
+		return p, false, r.lines(in, place, prim)
 	default:
 		r.modes[modeName(prim.Mode)] = true
 		return p, false, nil
 	}
-	pos, ok := prim.Attributes[gltf.POSITION]
-	if !ok {
-		return p, false, r.errf(place, "primitive has no POSITION attribute")
-	}
-	if _, draco := prim.Extensions["KHR_draco_mesh_compression"]; draco {
-		if pos < 0 || pos >= len(r.doc.Accessors) || r.doc.Accessors[pos] == nil || (r.doc.Accessors[pos].BufferView == nil && r.doc.Accessors[pos].Sparse == nil) {
-			return p, false, &ParseError{Path: r.name, Place: place, Msg: "Draco-compressed primitive without uncompressed fallback data: drape cannot decode Draco; export without compression", Err: ErrUnsupported}
-		}
-	}
-	positions, err := r.readVec3(pos, place, false)
+	positions, idx, err := r.positionsIndices(place, prim)
 	if err != nil {
 		return p, false, err
 	}
-	for i, q := range positions {
-		if !q.IsFinite() {
-			return p, false, r.errf(fmt.Sprintf("%s accessor %d", place, pos), "POSITION %d is not finite (%g, %g, %g)", i, q.X, q.Y, q.Z)
-		}
-	}
 	nv := len(positions)
-
-	// indices, then the mode's triangle list
-	var idx []uint32
-	if prim.Indices != nil {
-		ai := *prim.Indices
-		acr, err := r.checkedAccessor(ai, place)
-		if err != nil {
-			return p, false, err
-		}
-		idx, err = modeler.ReadIndices(r.doc, acr, nil)
-		if err != nil {
-			return p, false, r.errf(fmt.Sprintf("%s accessor %d", place, ai), "cannot read indices: %v", strings.TrimPrefix(err.Error(), "gltf: "))
-		}
-		for i, v := range idx {
-			if int64(v) >= int64(nv) {
-				return p, false, r.errf(fmt.Sprintf("%s accessor %d", place, ai), "index %d (entry %d) out of range (%d vertices)", v, i, nv)
-			}
-		}
-	} else {
-		idx = make([]uint32, nv)
-		for i := range idx {
-			idx[i] = uint32(i)
-		}
-	}
 	tris, err := expandMode(prim.Mode, idx)
 	if err != nil {
 		return p, false, r.errf(place, "%v", err)
@@ -630,6 +598,85 @@ func (r *gltfReader) primitive(in gltfInstance, pi int, prim *gltf.Primitive) (P
 	}
 	r.nsrc += int32(nv)
 	return p, true, nil
+}
+
+// positionsIndices reads a primitive's positions (each finite) and indices
+// (each in range; 0, 1, 2, ... without an index accessor).
+func (r *gltfReader) positionsIndices(place string, prim *gltf.Primitive) ([]vec.Vec3, []uint32, error) {
+	pos, ok := prim.Attributes[gltf.POSITION]
+	if !ok {
+		return nil, nil, r.errf(place, "primitive has no POSITION attribute")
+	}
+	if _, draco := prim.Extensions["KHR_draco_mesh_compression"]; draco {
+		if pos < 0 || pos >= len(r.doc.Accessors) || r.doc.Accessors[pos] == nil || (r.doc.Accessors[pos].BufferView == nil && r.doc.Accessors[pos].Sparse == nil) {
+			return nil, nil, &ParseError{Path: r.name, Place: place, Msg: "Draco-compressed primitive without uncompressed fallback data: drape cannot decode Draco; export without compression", Err: ErrUnsupported}
+		}
+	}
+	positions, err := r.readVec3(pos, place, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, q := range positions {
+		if !q.IsFinite() {
+			return nil, nil, r.errf(fmt.Sprintf("%s accessor %d", place, pos), "POSITION %d is not finite (%g, %g, %g)", i, q.X, q.Y, q.Z)
+		}
+	}
+	nv := len(positions)
+	var idx []uint32
+	if prim.Indices != nil {
+		ai := *prim.Indices
+		acr, err := r.checkedAccessor(ai, place)
+		if err != nil {
+			return nil, nil, err
+		}
+		idx, err = modeler.ReadIndices(r.doc, acr, nil)
+		if err != nil {
+			return nil, nil, r.errf(fmt.Sprintf("%s accessor %d", place, ai), "cannot read indices: %v", strings.TrimPrefix(err.Error(), "gltf: "))
+		}
+		for i, v := range idx {
+			if int64(v) >= int64(nv) {
+				return nil, nil, r.errf(fmt.Sprintf("%s accessor %d", place, ai), "index %d (entry %d) out of range (%d vertices)", v, i, nv)
+			}
+		}
+	} else {
+		idx = make([]uint32, nv)
+		for i := range idx {
+			idx[i] = uint32(i)
+		}
+	}
+	return positions, idx, nil
+}
+
+// lines reads a LINES, LINE_STRIP or LINE_LOOP primitive of the cloth into
+// r.lineSegs, in world space: loose edges, which a bake sews.
+func (r *gltfReader) lines(in gltfInstance, place string, prim *gltf.Primitive) error {
+	positions, idx, err := r.positionsIndices(place, prim)
+	if err != nil {
+		return err
+	}
+	var pairs [][2]uint32
+	switch prim.Mode {
+	case gltf.PrimitiveLines:
+		if len(idx)%2 != 0 {
+			return r.errf(place, "LINES primitive has %d indices, not a multiple of 2", len(idx))
+		}
+		for i := 0; i+1 < len(idx); i += 2 {
+			pairs = append(pairs, [2]uint32{idx[i], idx[i+1]})
+		}
+	default:
+		for i := 0; i+1 < len(idx); i++ {
+			pairs = append(pairs, [2]uint32{idx[i], idx[i+1]})
+		}
+		if prim.Mode == gltf.PrimitiveLineLoop && len(idx) > 2 {
+			pairs = append(pairs, [2]uint32{idx[len(idx)-1], idx[0]})
+		}
+	}
+	for _, q := range pairs {
+		if q[0] != q[1] {
+			r.lineSegs = append(r.lineSegs, [2]vec.Vec3{in.world.MulPoint(positions[q[0]]), in.world.MulPoint(positions[q[1]])})
+		}
+	}
+	return nil
 }
 
 // expandMode turns indices of a triangle list, strip or fan into a

@@ -85,6 +85,11 @@ type Mesh struct {
 	// gives one per segment) as pairs of vertex numbers in the file's own
 	// order (see SourceVertices). A bake sews them (scene key sewing).
 	Lines [][2]int32
+	// LineSegments are loose edges given by their ends' positions [m] (glTF
+	// LINES, LINE_STRIP and LINE_LOOP primitives of the cloth mesh, whose
+	// vertices are not the triangles'); a bake sews them between the cloth
+	// vertices at those places.
+	LineSegments [][2]vec.Vec3
 	// MaterialNames are the names of the materials Primitive.Material
 	// numbers: glTF material names, OBJ usemtl names ("" where unnamed).
 	MaterialNames []string

@@ -185,6 +185,13 @@ func finish(m *Mesh, opt ReadOptions) error {
 	for i, q := range m.SourcePositions {
 		m.SourcePositions[i] = opt.Place(m.Format, q)
 	}
+	for i, l := range m.LineSegments {
+		a, b := opt.Place(m.Format, l[0]), opt.Place(m.Format, l[1])
+		if !a.IsFinite() || !b.IsFinite() {
+			return &ParseError{Path: m.Path, Place: "line primitives", Msg: fmt.Sprintf("loose edge %d is not finite after scaling by %g", i, opt.Scale)}
+		}
+		m.LineSegments[i] = [2]vec.Vec3{a, b}
+	}
 	if m.NumTriangles() == 0 {
 		return &ParseError{Path: m.Path, Msg: "no triangles: the file holds no faces", Err: ErrNoGeometry}
 	}
