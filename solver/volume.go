@@ -19,7 +19,8 @@ import (
 // ∇_a V = 1/6 Σ x_b × x_c over the triangles at a. It is hard (no
 // compliance): the fabric stretches as far as the volume needs, so a
 // Volume above 1 inflates the piece against its stretch stiffness, as air
-// pumped into it would, and Volume 1 keeps a pillow from going flat. A
+// pumped into it would, and Volume 1 keeps a pillow from going flat. The
+// target moves from V0 to Volume·V0 over the first volumeRamp seconds. A
 // piece wound inwards has a negative signed volume; its sign is kept.
 
 // volumePiece is one closed piece's volume constraint.
@@ -136,13 +137,25 @@ func (m *Model) ClosedVolumes(x []vec.Vec3) []float64 {
 	return r
 }
 
-// projectVolumes projects every closed piece's volume constraint once, on
-// the calling goroutine (sums in triangle order: deterministic). grad is
-// per-vertex scratch.
-func (m *Model) projectVolumes(pos []vec.Vec3, grad []vec.Vec3) {
+// volumeRamp is how long [s] a piece takes to reach its target volume
+// from its rest volume: a balloon is blown up over the first half second
+// rather than thrown open in the first substep. (An inflated piece of
+// lightly damped cloth keeps wobbling about its target shape for a while
+// either way: a 0.2 m cotton ball at volume 1.2 still has edges between
+// -12 % and +31 % strain after 2 s without gravity, around the 6 % a
+// uniform inflation gives.)
+const volumeRamp = 0.5
+
+// projectVolumes projects every closed piece's volume constraint once at
+// time t [s] since the first frame, on the calling goroutine (sums in
+// triangle order: deterministic). grad is per-vertex scratch.
+func (m *Model) projectVolumes(pos []vec.Vec3, grad []vec.Vec3, t float64) {
 	w, tris := m.InvMass, m.Topo.Tris
+	ramp := min(1, t/volumeRamp)
 	for i := range m.volumes {
 		vp := &m.volumes[i]
+		v0 := vp.target / m.Params.Volume
+		target := v0 + (vp.target-v0)*ramp
 		// C and ∇C (6·∇V, scaled below)
 		for _, v := range vp.verts {
 			grad[v] = vec.Vec3{}
@@ -157,7 +170,7 @@ func (m *Model) projectVolumes(pos []vec.Vec3, grad []vec.Vec3) {
 			grad[tr[2]] = grad[tr[2]].Add(a.Cross(b))
 		}
 		s := vp.sign / 6
-		cv := s*vol - vp.target
+		cv := s*vol - target
 		den := 0.0
 		for _, v := range vp.verts {
 			den += w[v] * grad[v].LenSq()

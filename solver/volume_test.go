@@ -48,8 +48,8 @@ func ballMesh(nLat, nLon int, r float64, c vec.Vec3) ([]vec.Vec3, [][3]int32) {
 
 // TestVolumeInflatesClosedPiece floats a closed 0.2 m ball of cloth
 // without gravity with Volume 1.5: it must swell to 1.5 times its rest
-// volume (within 1 %), wound outwards or inwards alike; an open cloth
-// beside it is not affected.
+// volume (within 1 %), half way after 0.25 s (volumeRamp), wound outwards
+// or inwards alike; an open cloth beside it is not affected.
 func TestVolumeInflatesClosedPiece(t *testing.T) {
 	for _, inward := range []bool{false, true} {
 		pos, tris := ballMesh(12, 16, 0.2, vec.V(0, 1, 0))
@@ -72,8 +72,16 @@ func TestVolumeInflatesClosedPiece(t *testing.T) {
 		p.Volume = 1.5
 		m := newModel(t, pos, tris, nil, p)
 		s := NewState(m)
-		simulate(t, m, s, 48, 24, nil)
+		var half []float64
+		simulate(t, m, s, 48, 24, func(k int) {
+			if k == 5 { // t = 0.25 s, half of volumeRamp
+				half = m.ClosedVolumes(s.Pos)
+			}
+		})
 		r := m.ClosedVolumes(s.Pos)
+		if len(half) != 1 || math.Abs(half[0]-1.25) > 0.02 {
+			t.Errorf("inward %v: volume ratio %v after 0.25 s, want 1.25 ± 0.02 (half way up the ramp)", inward, half)
+		}
 		t.Logf("inward %v: closed volumes relative to rest after 2 s: %v", inward, r)
 		if len(r) != 1 || math.Abs(r[0]-1.5) > 0.015 {
 			t.Errorf("inward %v: closed volume ratio %v, want one piece at 1.5 ± 0.015", inward, r)
