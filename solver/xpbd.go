@@ -150,7 +150,7 @@ func (x *XPBD) step(k, n int, t, dt float64) {
 			x.runBlocks(x.sl.strActCol, x.sl.strAct, x.fnStrBlk)
 			x.runBlocks(x.sl.bendActCol, x.sl.bendAct, x.fnBendBlk)
 			if len(m.volumes) > 0 {
-				m.projectVolumes(x.s.Pos, x.volGrad)
+				m.projectVolumes(x.s.Pos, x.volGrad, t+dt)
 			}
 			if len(p.Seams) > 0 {
 				m.projectSeams(x.s.Pos, t+dt)
@@ -161,7 +161,7 @@ func (x *XPBD) step(k, n int, t, dt float64) {
 		x.runColours(m.stretch.colours, x.fnStr)
 		x.runColours(m.bend.colours, x.fnBend)
 		if len(m.volumes) > 0 {
-			m.projectVolumes(x.s.Pos, x.volGrad)
+			m.projectVolumes(x.s.Pos, x.volGrad, t+dt)
 		}
 		if len(p.Seams) > 0 {
 			m.projectSeams(x.s.Pos, t+dt)
