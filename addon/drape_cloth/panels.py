@@ -45,6 +45,11 @@ class DRAPE_PT_cloth(bpy.types.Panel):
             col.prop(s, "self_collision")
             col.prop(s, "sleep")
             col.prop_search(s, "pin_group", obj, "vertex_groups", text="Pin Group")
+            mats = [m for m in obj.data.materials if m is not None]
+            if mats:
+                sub = col.column(heading="Fabric by Material")
+                for m in mats:
+                    sub.prop(m, "drape_fabric", text=m.name)
             for heading, use, value in (("Thickness", "use_thickness", "thickness"),
                                         ("Friction", "use_friction", "friction"),
                                         ("Sewing", "use_sewing", "sewing_speed"),

@@ -16,6 +16,11 @@ FABRIC_PRESETS = [
     ("rubber", "Rubber", "Stretchy rubber sheet"),
 ]
 
+# A material's fabric: the cloth's own, or a preset for the faces drawn
+# with it (a stiff collar, denim trousers), baked as a drape region.
+MATERIAL_FABRICS = [("CLOTH", "Cloth's Fabric", "The faces of this material take the cloth object's fabric")] + \
+    FABRIC_PRESETS
+
 ROLES = [
     ("NONE", "None", "Not part of drape bakes"),
     ("CLOTH", "Cloth", "Bake this mesh as cloth with drape"),
@@ -127,10 +132,14 @@ classes = (DRAPE_PG_object_settings,)
 
 def register_props():
     bpy.types.Object.drape = PointerProperty(type=DRAPE_PG_object_settings)
+    bpy.types.Material.drape_fabric = EnumProperty(
+        name="Drape Fabric", items=MATERIAL_FABRICS, default="CLOTH",
+        description="Fabric of the cloth faces drawn with this material (a region of another fabric), or the cloth's own")
     bpy.types.WindowManager.drape_progress = FloatProperty(name="Progress", default=0.0, min=0.0, max=100.0,
                                                            subtype='PERCENTAGE', precision=0)
 
 
 def unregister_props():
+    del bpy.types.Material.drape_fabric
     del bpy.types.WindowManager.drape_progress
     del bpy.types.Object.drape

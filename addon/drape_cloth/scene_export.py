@@ -143,15 +143,15 @@ def colliders(context, cloth):
 
 def write_obj(path, parts, loose=False):
     """Writes cloth meshes as one OBJ in glTF axes. parts lists (mesh, matrix,
-    name, group) per object, in order: its v lines in Blender vertex order
-    (transformed by matrix) after the previous parts', vt per distinct UV of
-    its active layer, and its f lines; with group None a usemtl per material
-    slot (a bake of one object), else one usemtl group for the whole object
-    (a region of several cloth objects, see cloth_group). With loose, its
-    loose edges become l lines (the seams drape sews)."""
+    name, groups, default) per object, in order: its v lines in Blender
+    vertex order (transformed by matrix) after the previous parts', vt per
+    distinct UV of its active layer, and its f lines, each face under the
+    usemtl group of its material slot (groups[slot], see slot_groups), or
+    under default (None: no usemtl) where the mesh has no such slot. With
+    loose, its loose edges become l lines (the seams drape sews)."""
     lines = ["# drape cloth export from Blender (Y-up: Blender (x, y, z) -> (x, z, -y))"]
     voff, uv_index = 0, {}
-    for mesh, matrix, name, group in parts:
+    for mesh, matrix, name, groups, default in parts:
         lines.append("o " + name)
         for v in mesh.vertices:
             lines.append("v %.7g %.7g %.7g" % tuple(to_gltf(matrix @ v.co)))
@@ -168,16 +168,13 @@ def write_obj(path, parts, loose=False):
                     uv_index[key] = ix
                     lines.append("vt %.7g %.7g" % key)
                 corner_uv.append(ix)
-        mats = mesh.materials
         polys = sorted(mesh.polygons, key=lambda p: (p.material_index, p.index))
-        current = None
-        if group is not None:
-            lines.append("usemtl " + group)
+        current = ""
         for p in polys:
-            if group is None and len(mats) > 0 and p.material_index != current:
-                current = p.material_index
-                mat = mats[current] if current < len(mats) else None
-                lines.append("usemtl " + (sanitize(mat.name) if mat else "slot%d" % current))
+            g = groups[p.material_index] if p.material_index < len(groups) else default
+            if g is not None and g != current:
+                current = g
+                lines.append("usemtl " + g)
             if corner_uv:
                 corners = ["%d/%d" % (mesh.loops[li].vertex_index + 1 + voff, corner_uv[li]) for li in p.loop_indices]
             else:
@@ -194,8 +191,50 @@ def write_obj(path, parts, loose=False):
 
 def cloth_group(k, obj):
     """Returns the OBJ material group of the k-th cloth object of a bake of
-    several, which its fabric region selects."""
+    several (its faces without a material), the prefix of its slots'."""
     return "cloth%d_%s" % (k, sanitize(obj.name))
+
+
+def slot_groups(k, obj, mesh, many):
+    """Returns the OBJ usemtl group of each material slot of mesh, the k-th
+    cloth object obj's, and the group of its faces without a material: the
+    material's name (slotN without one) in a bake of one object, prefixed
+    with cloth_group in a bake of several (so each object's faces are its
+    own, and regions can give them the object's fabric)."""
+    groups = []
+    for j, mat in enumerate(mesh.materials):
+        base = sanitize(mat.name) if mat else "slot%d" % j
+        groups.append(cloth_group(k, obj) + "_" + base if many else base)
+    return groups, (cloth_group(k, obj) if many else None)
+
+
+def fabric_regions(cloths, meshes):
+    """Returns the scene's regions for cloths (their evaluated meshes in
+    meshes), in OBJ group order, for the groups some face uses: in a bake of
+    several objects each other object's groups take its fabric; any group
+    whose material has its own Drape Fabric takes that preset."""
+    many = len(cloths) > 1
+    regions, seen = [], set()
+    for k, (o, me) in enumerate(zip(cloths, meshes)):
+        groups, default = slot_groups(k, o, me, many)
+        used = {groups[p.material_index] if p.material_index < len(groups) else default for p in me.polygons}
+        slots = list(zip(groups, me.materials)) + [(default, None)]
+        for g, mat in slots:
+            if g is None or g in seen or g not in used:
+                continue
+            if mat is not None:
+                mat = mat.original  # the evaluated copy may predate a setting changed since
+            seen.add(g)
+            own = mat is not None and mat.drape_fabric != 'CLOTH'
+            if own:
+                fabric = {"preset": mat.drape_fabric}
+            elif k > 0:
+                fabric = fabric_of(o.drape)
+            else:
+                continue
+            regions.append({"name": o.name + (" / " + mat.name if mat is not None else ""), "material": g,
+                            "fabric": fabric})
+    return regions
 
 
 def cloth_partners(context, cloth):
@@ -618,7 +657,7 @@ def export(context, obj, folder, warnings=None):
 
     cur, sub = scene.frame_current, scene.frame_subframe
     muted = [m for m in (drape_modifier(o) for o in cloths) if m is not None and m.show_viewport]
-    parts, pin_entries = [], []
+    parts, pin_entries, regions = [], [], []
     try:
         for m in muted:
             m.show_viewport = False
@@ -632,8 +671,9 @@ def export(context, obj, folder, warnings=None):
                 meshes.append(oe.to_mesh())
             many = len(cloths) > 1
             write_obj(os.path.join(folder, OBJ_NAME),
-                      [(me, cloth_mats[k][0], sanitize(o.name), cloth_group(k, o) if many else None)
+                      [(me, cloth_mats[k][0], sanitize(o.name)) + slot_groups(k, o, me, many)
                        for k, (o, me) in enumerate(zip(cloths, meshes))], loose=s.use_sewing)
+            regions = fabric_regions(cloths, meshes)
             off = 0
             for k, (o, me) in enumerate(zip(cloths, meshes)):
                 parts.append({"name": o.name, "offset": off, "nverts": len(me.vertices), "matrices": cloth_mats[k]})
@@ -665,9 +705,8 @@ def export(context, obj, folder, warnings=None):
         "fabric": fabric_of(s),
         "self_collision": bool(s.self_collision),
     }
-    if len(cloths) > 1:
-        data["regions"] = [{"name": o.name, "material": cloth_group(k, o), "fabric": fabric_of(o.drape)}
-                           for k, o in enumerate(cloths) if k > 0]
+    if regions:
+        data["regions"] = regions
     if s.substeps > 0:
         data["substeps"] = int(s.substeps)
     if s.sleep:

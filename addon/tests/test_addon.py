@@ -534,6 +534,7 @@ class FakeTests(Base):
         g.add(waist, 1.0, 'REPLACE')
         jeans.drape.pin_group = "Waist"
         jeans.drape.fabric = 'denim'
+        shirt.data.materials[1].drape_fabric = 'leather'  # the shirt's Trim
         shirt.drape.self_collision = True
         # a hidden Cloth object (a spare copy) is not baked along
         spare = make_cloth(n=3, size=0.5, location=(4, 0, 1.0), name="Spare")
@@ -547,12 +548,22 @@ class FakeTests(Base):
         with open(os.path.join(folder, "scene.json")) as f:
             scene = json.load(f)
         ns, nj = len(shirt.data.vertices), len(jeans.data.vertices)
-        self.assertEqual(scene["regions"], [{"name": "Jeans", "material": "cloth1_Jeans", "fabric": {"preset": "denim"}}])
+        # the jeans' two material slots are regions of its denim; the shirt's
+        # Trim material has a fabric of its own
+        fj, tj = jeans.data.materials[0].name, jeans.data.materials[1].name
+        self.assertEqual(scene["regions"], [
+            {"name": "Shirt / " + shirt.data.materials[1].name, "material": "cloth0_Shirt_" + shirt.data.materials[1].name,
+             "fabric": {"preset": "leather"}},
+            {"name": "Jeans / " + fj, "material": "cloth1_Jeans_" + fj.replace(".", "_"), "fabric": {"preset": "denim"}},
+            {"name": "Jeans / " + tj, "material": "cloth1_Jeans_" + tj.replace(".", "_"), "fabric": {"preset": "denim"}},
+        ])
         self.assertEqual(scene["pins"], [{"indices": [i + ns for i in waist], "weights": [1.0] * len(waist)}])
         with open(os.path.join(folder, "cloth.obj")) as f:
             lines = f.read().splitlines()
         self.assertEqual(sum(1 for l in lines if l.startswith("v ")), ns + nj, "OBJ vertices")
-        self.assertEqual([l for l in lines if l.startswith("usemtl")], ["usemtl cloth0_Shirt", "usemtl cloth1_Jeans"])
+        self.assertEqual([l for l in lines if l.startswith("usemtl")],
+                         ["usemtl cloth0_Shirt_Fabric", "usemtl cloth0_Shirt_Trim",
+                          "usemtl cloth1_Jeans_" + fj.replace(".", "_"), "usemtl cloth1_Jeans_" + tj.replace(".", "_")])
         for o, n in ((shirt, ns), (jeans, nj)):
             f = bpy.path.abspath(o.drape.cache_dir)
             self.assertTrue(os.path.isfile(os.path.join(f, "cloth_local.pc2")), "no cache in %s" % f)
@@ -808,6 +819,32 @@ class RealTests(Base):
         gap = max((verts[a] - verts[b]).length for a, b in pairs)
         print("panels sewn together, frame 25: widest seam %.2g m (10 cm at rest)" % gap)
         self.assertLess(gap, 1e-3, "the seams did not close")
+
+    def test_fabric_by_material(self):
+        """A cloth held along its middle whose right half's material (Trim)
+        has the Drape Fabric leather: that half stands out stiff where the
+        cotton half hangs down (a region of the material's fabric)."""
+        path = os.path.join(ARGS.work, "by_material.blend")
+        bpy.ops.wm.save_as_mainfile(filepath=path)
+        cloth = make_cloth(n=20, size=0.8, location=(0, 0, 1.0))
+        cloth.data.materials[1].drape_fabric = 'leather'
+        g = cloth.vertex_groups.new(name="Spine")
+        g.add([v.index for v in cloth.data.vertices if abs(v.co.x) < 0.05], 1.0, 'REPLACE')
+        cloth.drape.pin_group = "Spine"
+        sc = bpy.context.scene
+        sc.frame_start, sc.frame_end = 1, 30
+        activate(cloth)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        with open(os.path.join(bpy.path.abspath(cloth.drape.cache_dir), "scene.json")) as f:
+            regions = json.load(f).get("regions")
+        self.assertEqual(regions, [{"name": "Cloth / Trim", "material": "Trim", "fabric": {"preset": "leather"}}])
+        rest, verts = evaluated(cloth, 1)[0], evaluated(cloth, 30)[0]
+        left = min(v.z for v, r in zip(verts, rest) if r.x < -0.1)
+        right = min(v.z for v, r in zip(verts, rest) if r.x > 0.1)
+        print("fabric by material, frame 30: lowest cotton point %.3f m, lowest leather point %.3f m" % (left, right))
+        # (both halves of one fabric hang alike, by symmetry)
+        self.assertGreater(right, left + 0.02, "the leather half hangs as low as the cotton half")
+        self.assertLess(left, 0.7, "the cotton half did not hang down")
 
     def test_cape_rides_on_moving_object(self):
         """A cloth pinned along its top edge whose object moves 0.5 m sideways
