@@ -150,7 +150,8 @@ def finish(context, state, code):
         for k, p in enumerate(state.parts):
             folder = job.staging
             if k > 0:
-                others.append((runner.BakeJob(sx.cache_dir(objs[k])[0]), sx.cache_dir(objs[k])[1]))
+                final, stored = sx.cache_dir(objs[k])
+                others.append((runner.BakeJob(final), stored))
                 folder = others[-1][0].staging
                 shutil.copyfile(os.path.join(job.staging, sx.GLB_NAME), os.path.join(folder, sx.GLB_NAME))
             if len(state.parts) == 1 and all(_is_identity(m) for m in p["matrices"]):
