@@ -210,15 +210,6 @@ func (m *Model) buildFabricFields() {
 	}
 }
 
-// dragOf returns triangle t's air drag: k, the fabric's, unless the
-// fabrics differ in it.
-func (m *Model) dragOf(t int, k float64) float64 {
-	if m.triDrag != nil {
-		return m.triDrag[t]
-	}
-	return k
-}
-
 // dampFactors fills out with each vertex's velocity factor exp(-damping·dt)
 // when damping varies per vertex (Model.vDamping), and returns out; it
 // returns nil when one factor holds for every vertex.

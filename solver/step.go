@@ -100,6 +100,8 @@ type base struct {
 	dampDt float64   // the dt of dampV
 	aero   bool
 	fnTri  func(lo, hi int)
+	fnDrag func(lo, hi int)
+	dragK  float64 // the drag coefficient triForces uses
 	fnAcc  func(lo, hi int)
 	pinsAt float64
 
@@ -209,16 +211,32 @@ func (b *base) triPhase(t float64) {
 	p := &b.m.Params
 	b.aero = p.AirDrag > 0 || b.m.triDrag != nil
 	if b.fnTri == nil {
-		b.fnTri, b.fnAcc = b.triForces, b.gatherAccel
+		b.fnTri, b.fnAcc, b.fnDrag = b.triForces, b.gatherAccel, b.scaleDrag
+	}
+	// the force is linear in the drag coefficient: with drag per triangle
+	// (fabric regions) it is computed for 1, then scaled
+	b.dragK = p.AirDrag
+	if b.m.triDrag != nil {
+		b.dragK = 1
 	}
 	if b.aero {
 		b.pool.run(len(b.triF), b.fnTri)
+		if b.m.triDrag != nil {
+			b.pool.run(len(b.triF), b.fnDrag)
+		}
+	}
+}
+
+// scaleDrag scales the forces of triangles [lo, hi) by their drag.
+func (b *base) scaleDrag(lo, hi int) {
+	for i := lo; i < hi; i++ {
+		b.triF[i] = b.triF[i].Scale(b.m.triDrag[i])
 	}
 }
 
 func (b *base) triForces(lo, hi int) {
 	pos, vel, tris := b.s.Pos, b.s.Vel, b.m.Topo.Tris
-	k := b.m.Params.AirDrag
+	k := b.dragK
 	wind := &b.f.Wind
 	windOn := wind.active()
 	for i := lo; i < hi; i++ {
@@ -229,7 +247,7 @@ func (b *base) triForces(lo, hi int) {
 		if windOn {
 			w = wind.At(x0.Add(x1).Add(x2).Scale(1.0/3), b.t)
 		}
-		b.triF[i] = aeroForce(x0, x1, x2, v, w, b.m.dragOf(i, k))
+		b.triF[i] = aeroForce(x0, x1, x2, v, w, k)
 	}
 }
 
