@@ -316,3 +316,18 @@ func TestMalformedScenes(t *testing.T) {
 		t.Errorf("validate good.json: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// TestValidateSummary checks that drape validate names a scene's fabric
+// regions, seams and closed pieces holding a volume (the cushions and skirt
+// examples).
+func TestValidateSummary(t *testing.T) {
+	for _, tc := range []struct{ scene, want string }{
+		{"../../examples/cushions/scene.json", "1 fabric regions, 2 closed pieces holding a volume)"},
+		{"../../examples/skirt/scene.json", "4 pinned, 1 colliders, 36 seams)"},
+	} {
+		code, out, errOut := runBin(t, ".", "validate", tc.scene)
+		if code != 0 || !strings.Contains(out, tc.want) {
+			t.Errorf("validate %s: exit %d, stdout %q (stderr %q), want it to contain %q", tc.scene, code, out, errOut, tc.want)
+		}
+	}
+}

@@ -81,15 +81,27 @@ Example:
 				var j *bake.Job
 				j, err = bake.Prepare(sc, bake.Options{})
 				if err == nil {
+					regions, seams := len(j.Regions), len(j.Params.Seams)
+					closed := len(j.Model.ClosedVolumes(j.Welded.Positions))
 					if c.Bool("json") {
 						return json.NewEncoder(c.App.Writer).Encode(map[string]any{
 							"ok": true, "scene": c.Args().First(), "vertices": len(j.Welded.Positions),
 							"triangles": len(j.Welded.Triangles), "pinned": len(j.Pins), "colliders": len(j.Colliders),
+							"regions": regions, "seams": seams, "volume_pieces": closed,
 							"warnings": j.Warnings,
 						})
 					}
-					fmt.Fprintf(c.App.Writer, "%s: ok (%d vertices, %d triangles, %d pinned, %d colliders)\n",
-						c.Args().First(), len(j.Welded.Positions), len(j.Welded.Triangles), len(j.Pins), len(j.Colliders))
+					extra := ""
+					for _, x := range []struct {
+						n    int
+						what string
+					}{{regions, "fabric regions"}, {seams, "seams"}, {closed, "closed pieces holding a volume"}} {
+						if x.n > 0 {
+							extra += fmt.Sprintf(", %d %s", x.n, x.what)
+						}
+					}
+					fmt.Fprintf(c.App.Writer, "%s: ok (%d vertices, %d triangles, %d pinned, %d colliders%s)\n",
+						c.Args().First(), len(j.Welded.Positions), len(j.Welded.Triangles), len(j.Pins), len(j.Colliders), extra)
 					for _, w := range j.Warnings {
 						fmt.Fprintf(c.App.ErrWriter, "drape: warning: %s\n", w)
 					}
