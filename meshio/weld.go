@@ -80,49 +80,54 @@ func Weld(m *Mesh, opt WeldOptions) (*Welded, error) {
 	g := newWeldGrid(nv)
 	w.Positions = make([]vec.Vec3, 0, nv)
 	next := make([]int32, 0, nv) // next sim vertex in the same cell, -1 at the end
+	// find returns q's cell and the lowest simulation vertex within the
+	// tolerance of q (-1: none)
+	find := func(q vec.Vec3) (weldCell, int32) {
+		fx, fy, fz := (q.X-lo.X)*inv, (q.Y-lo.Y)*inv, (q.Z-lo.Z)*inv
+		c := weldCell{int32(fx), int32(fy), int32(fz)}
+		best := int32(-1)
+		if exact {
+			for s := g.get(c); s >= 0; s = next[s] {
+				if w.Positions[s] == q {
+					return c, s
+				}
+			}
+			return c, -1
+		}
+		dx, dy, dz := nearSide(fx, edge), nearSide(fy, edge), nearSide(fz, edge)
+		for k := 0; k < 8; k++ {
+			n := c
+			if k&1 != 0 {
+				if dx == 0 {
+					continue
+				}
+				n.x += dx
+			}
+			if k&2 != 0 {
+				if dy == 0 {
+					continue
+				}
+				n.y += dy
+			}
+			if k&4 != 0 {
+				if dz == 0 {
+					continue
+				}
+				n.z += dz
+			}
+			for s := g.get(n); s >= 0; s = next[s] {
+				if (best < 0 || s < best) && w.Positions[s].Sub(q).LenSq() <= tolSq {
+					best = s
+				}
+			}
+		}
+		return c, best
+	}
 	r := 0
 	for pi := range m.Primitives {
 		w.PrimitiveStart = append(w.PrimitiveStart, int32(r))
 		for _, q := range m.Primitives[pi].Positions {
-			fx, fy, fz := (q.X-lo.X)*inv, (q.Y-lo.Y)*inv, (q.Z-lo.Z)*inv
-			c := weldCell{int32(fx), int32(fy), int32(fz)}
-			best := int32(-1)
-			if exact {
-				for s := g.get(c); s >= 0; s = next[s] {
-					if w.Positions[s] == q {
-						best = s
-						break
-					}
-				}
-			} else {
-				dx, dy, dz := nearSide(fx, edge), nearSide(fy, edge), nearSide(fz, edge)
-				for k := 0; k < 8; k++ {
-					n := c
-					if k&1 != 0 {
-						if dx == 0 {
-							continue
-						}
-						n.x += dx
-					}
-					if k&2 != 0 {
-						if dy == 0 {
-							continue
-						}
-						n.y += dy
-					}
-					if k&4 != 0 {
-						if dz == 0 {
-							continue
-						}
-						n.z += dz
-					}
-					for s := g.get(n); s >= 0; s = next[s] {
-						if (best < 0 || s < best) && w.Positions[s].Sub(q).LenSq() <= tolSq {
-							best = s
-						}
-					}
-				}
-			}
+			c, best := find(q)
 			if best < 0 {
 				best = int32(len(w.Positions))
 				w.Positions = append(w.Positions, q)
@@ -130,6 +135,15 @@ func Weld(m *Mesh, opt WeldOptions) (*Welded, error) {
 			}
 			w.RenderToSim[r] = best
 			r++
+		}
+	}
+	// the ends of loose edges given by position land on the vertex there
+	if len(m.LineSegments) > 0 {
+		w.LineEnds = make([][2]int32, len(m.LineSegments))
+		for i, l := range m.LineSegments {
+			_, a := find(l[0])
+			_, b := find(l[1])
+			w.LineEnds[i] = [2]int32{a, b}
 		}
 	}
 	w.PrimitiveStart = append(w.PrimitiveStart, int32(r))

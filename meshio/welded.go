@@ -20,6 +20,10 @@ type Welded struct {
 	// PrimitiveStart[i] is the first render vertex number of primitive i;
 	// the last entry is the total number of render vertices.
 	PrimitiveStart []int32
+	// LineEnds gives, for each of the mesh's LineSegments, the simulation
+	// vertices at its two ends: the lowest within the weld tolerance, -1
+	// where there is none.
+	LineEnds [][2]int32
 	// Degenerate counts triangles dropped because two of their corners welded
 	// together or their area is zero.
 	Degenerate int
