@@ -25,10 +25,10 @@ import (
 
 // volumePiece is one closed piece's volume constraint.
 type volumePiece struct {
-	tris   []int32 // its triangles
-	verts  []int32 // its vertices
-	sign   float64 // +1 if wound outwards, -1 if inwards
-	target float64 // Volume·V0 [m³]
+	tris  []int32 // its triangles
+	verts []int32 // its vertices
+	sign  float64 // +1 if wound outwards, -1 if inwards
+	rest  float64 // |V0|, the rest volume [m³]
 }
 
 // buildVolumes finds the closed pieces and their rest volumes when
@@ -98,7 +98,7 @@ func (m *Model) buildVolumes() error {
 		if v0 < 0 {
 			vp.sign = -1
 		}
-		vp.target = p.Volume * math.Abs(v0)
+		vp.rest = math.Abs(v0)
 	}
 	return nil
 }
@@ -132,7 +132,7 @@ func (m *Model) ClosedVolumes(x []vec.Vec3) []float64 {
 	var r []float64
 	for i := range m.volumes {
 		vp := &m.volumes[i]
-		r = append(r, vp.sign*signedVolume(x, m.Topo.Tris, vp.tris)/(vp.target/m.Params.Volume))
+		r = append(r, vp.sign*signedVolume(x, m.Topo.Tris, vp.tris)/vp.rest)
 	}
 	return r
 }
@@ -154,8 +154,7 @@ func (m *Model) projectVolumes(pos []vec.Vec3, grad []vec.Vec3, t float64) {
 	ramp := min(1, t/volumeRamp)
 	for i := range m.volumes {
 		vp := &m.volumes[i]
-		v0 := vp.target / m.Params.Volume
-		target := v0 + (vp.target-v0)*ramp
+		target := vp.rest * (1 + (m.Params.Volume-1)*ramp)
 		// C and ∇C (6·∇V, scaled below)
 		for _, v := range vp.verts {
 			grad[v] = vec.Vec3{}
