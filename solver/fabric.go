@@ -210,13 +210,9 @@ func (m *Model) buildFabricFields() {
 	}
 }
 
-// dampFactors fills out with each vertex's velocity factor exp(-damping·dt)
-// when damping varies per vertex (Model.vDamping), and returns out; it
-// returns nil when one factor holds for every vertex.
+// dampFactors fills out (resized to the vertices) with each vertex's
+// velocity factor exp(-damping·dt) from Model.vDamping, and returns it.
 func (m *Model) dampFactors(out []float64, dt float64) []float64 {
-	if m.vDamping == nil {
-		return nil
-	}
 	if len(out) != len(m.vDamping) {
 		out = make([]float64, len(m.vDamping))
 	}
