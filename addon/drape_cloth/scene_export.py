@@ -148,9 +148,10 @@ def write_obj(path, parts, loose=False):
     distinct UV of its active layer, and its f lines, each face under the
     usemtl group of its material slot (groups[slot], see slot_groups), or
     under default (None: no usemtl) where the mesh has no such slot. With
-    loose, its loose edges become l lines (the seams drape sews)."""
+    loose, its loose edges become l lines (the seams drape sews). Returns
+    the set of groups some face was written under."""
     lines = ["# drape cloth export from Blender (Y-up: Blender (x, y, z) -> (x, z, -y))"]
-    voff, uv_index = 0, {}
+    voff, uv_index, used = 0, {}, set()
     for mesh, matrix, name, groups, default in parts:
         lines.append("o " + name)
         for v in mesh.vertices:
@@ -174,6 +175,7 @@ def write_obj(path, parts, loose=False):
             g = groups[p.material_index] if p.material_index < len(groups) else default
             if g is not None and g != current:
                 current = g
+                used.add(g)
                 lines.append("usemtl " + g)
             if corner_uv:
                 corners = ["%d/%d" % (mesh.loops[li].vertex_index + 1 + voff, corner_uv[li]) for li in p.loop_indices]
@@ -187,6 +189,7 @@ def write_obj(path, parts, loose=False):
         voff += len(mesh.vertices)
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         f.write("\n".join(lines) + "\n")
+    return used
 
 
 def cloth_group(k, obj):
@@ -208,18 +211,15 @@ def slot_groups(k, obj, mesh, many):
     return groups, (cloth_group(k, obj) if many else None)
 
 
-def fabric_regions(cloths, meshes):
+def fabric_regions(cloths, meshes, slots, used):
     """Returns the scene's regions for cloths (their evaluated meshes in
-    meshes), in OBJ group order, for the groups some face uses: in a bake of
-    several objects each other object's groups take its fabric; any group
-    whose material has its own Drape Fabric takes that preset."""
-    many = len(cloths) > 1
+    meshes, each one's slot_groups in slots), in OBJ group order, for the
+    groups in used (those some face was written under, see write_obj): in a
+    bake of several objects each other object's groups take its fabric; any
+    group whose material has its own Drape Fabric takes that preset."""
     regions, seen = [], set()
-    for k, (o, me) in enumerate(zip(cloths, meshes)):
-        groups, default = slot_groups(k, o, me, many)
-        used = {groups[p.material_index] if p.material_index < len(groups) else default for p in me.polygons}
-        slots = list(zip(groups, me.materials)) + [(default, None)]
-        for g, mat in slots:
+    for k, (o, me, (groups, default)) in enumerate(zip(cloths, meshes, slots)):
+        for g, mat in list(zip(groups, me.materials)) + [(default, None)]:
             if g is None or g in seen or g not in used:
                 continue
             if mat is not None:
@@ -670,10 +670,11 @@ def export(context, obj, folder, warnings=None):
                 evals.append(oe)
                 meshes.append(oe.to_mesh())
             many = len(cloths) > 1
-            write_obj(os.path.join(folder, OBJ_NAME),
-                      [(me, cloth_mats[k][0], sanitize(o.name)) + slot_groups(k, o, me, many)
-                       for k, (o, me) in enumerate(zip(cloths, meshes))], loose=s.use_sewing)
-            regions = fabric_regions(cloths, meshes)
+            slots = [slot_groups(k, o, me, many) for k, (o, me) in enumerate(zip(cloths, meshes))]
+            used = write_obj(os.path.join(folder, OBJ_NAME),
+                             [(me, cloth_mats[k][0], sanitize(o.name)) + slots[k]
+                              for k, (o, me) in enumerate(zip(cloths, meshes))], loose=s.use_sewing)
+            regions = fabric_regions(cloths, meshes, slots, used)
             off = 0
             for k, (o, me) in enumerate(zip(cloths, meshes)):
                 parts.append({"name": o.name, "offset": off, "nverts": len(me.vertices), "matrices": cloth_mats[k]})
