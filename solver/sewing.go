@@ -123,8 +123,7 @@ func (m *Model) SewnTriangles() [][3]int32 {
 	for i := range root {
 		root[i] = int32(i)
 	}
-	var find func(v int32) int32
-	find = func(v int32) int32 {
+	find := func(v int32) int32 {
 		for root[v] != v {
 			root[v] = root[root[v]]
 			v = root[v]
