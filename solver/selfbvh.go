@@ -24,10 +24,11 @@ import (
 // The cull must hold until the next rebuild, so a leaf's cone holds its
 // triangle's normals at the substep's start and at the current positions,
 // widened by turnMaxAngle; every substep, a triangle a cull relies on
-// whose normal has left its cone (turned) triggers a rebuild, as does one
-// compressed below cullMinArea of its rest area (compressed cloth brings
-// neighbours together without folding, so such triangles are never
-// culled).
+// whose normal has left its cone (turned), or that was compressed below
+// cullMinArea of its rest area (compressed cloth brings neighbours
+// together without folding, so such triangles are never culled), drops
+// the culls it relied on: its flat node's and its vertices' flat fans
+// (uncull); the neighbour list then searches the pairs they skipped.
 //
 // Each vertex and each edge is owned by one triangle (its lowest adjacent
 // triangle), and a leaf pair tests the features its triangles own against
@@ -129,8 +130,8 @@ type treeTask struct{ a, b int32 }
 const cullMinArea = 0.5
 
 // turnMaxAngle is how far [rad] a triangle's normal may turn after a
-// rebuild before the next one: the leaf cones are that wide, and
-// (*triTree).turned triggers the rebuild.
+// rebuild before the culls it relies on are dropped: the leaf cones are
+// that wide (see turned and uncull).
 const turnMaxAngle = 10 * math.Pi / 180
 
 var (
@@ -374,9 +375,8 @@ func (tt *triTree) refit(x, now []vec.Vec3, tris [][3]int32, skin []float64, pad
 	tt.x = x
 	p.run(len(tt.ringFlat), tt.runRings)
 	tt.x = nil
-	for t, tri := range tris {
-		ns := &tt.nd[tt.leaf[t]]
-		ns.inFlat = ns.top >= 0 || tt.ringFlat[tri[0]] || tt.ringFlat[tri[1]] || tt.ringFlat[tri[2]]
+	for t := range tris {
+		tt.relies(tris, int32(t))
 	}
 }
 
@@ -604,12 +604,15 @@ func (tt *triTree) flat(id int32) bool {
 	return tt.nd[id].ok
 }
 
-// turned reports whether the normal of a triangle of [lo, hi) that a cull
-// relies on (inside a flat inner node or a flat fan) has left its leaf
-// cone at positions x since the last refit, or the triangle was
-// compressed below cullMinArea. Any other triangle may turn freely.
-func (tt *triTree) turned(x []vec.Vec3, tris [][3]int32, lo, hi int) bool {
+// turned marks in out the triangles of [lo, hi) that a cull relies on
+// (inside a flat inner node or a flat fan) whose normal has left its leaf
+// cone at positions x since the last refit, or that were compressed below
+// cullMinArea, and reports whether there are any. Any other triangle may
+// turn freely.
+func (tt *triTree) turned(x []vec.Vec3, tris [][3]int32, lo, hi int, out []bool) bool {
+	found := false
 	for t := lo; t < hi; t++ {
+		out[t] = false
 		ns := &tt.nd[tt.leaf[t]]
 		if !ns.inFlat {
 			continue
@@ -619,10 +622,76 @@ func (tt *triTree) turned(x []vec.Vec3, tris [][3]int32, lo, hi int) bool {
 		n := x[tri[1]].Sub(a).Cross(x[tri[2]].Sub(a))
 		d, l2 := n.Dot(ns.axis), n.LenSq()
 		if ra := cullMinArea * tt.restArea[t]; d <= 0 || d*d < ns.cc*ns.cc*l2 || l2 < ra*ra {
-			return true
+			out[t], found = true, true
 		}
 	}
-	return false
+	return found
+}
+
+// uncull drops the culls that the triangles marked in turn relied on:
+// the flags of the nodes from each one's leaf up to its highest flat node
+// (the rest of that node's subtree keeps its flags, as its normals stayed
+// in their cones), and the flat fans around its vertices. It appends those
+// highest flat nodes, ascending, to tops and the vertices whose fans were
+// flat, ascending, to fans: the leaf pairs within the nodes and of two
+// triangles around the vertices are what the dropped culls skipped.
+func (tt *triTree) uncull(tris [][3]int32, turn []bool, tops, fans []int32) ([]int32, []int32) {
+	t0, f0 := len(tops), len(fans)
+	for t, on := range turn {
+		if !on {
+			continue
+		}
+		leaf := tt.leaf[t]
+		if top := tt.nd[leaf].top; top >= 0 {
+			if tt.nd[top].ok {
+				tops = append(tops, top)
+			}
+			for id := tt.parent[leaf]; ; id = tt.parent[id] {
+				tt.nd[id].ok = false
+				if id == top {
+					break
+				}
+			}
+		}
+		for _, u := range tris[t] {
+			if tt.ringFlat[u] {
+				tt.ringFlat[u] = false
+				fans = append(fans, u)
+			}
+		}
+	}
+	slices.Sort(tops[t0:])
+	slices.Sort(fans[f0:])
+	// the highest flat node over each node of the dropped subtrees, as
+	// refit derives it (nothing above a top is flat), and which triangles
+	// a cull still relies on
+	for _, top := range tops[t0:] {
+		tt.nd[top].top = -1
+		for id := top + 1; id <= top+2*tt.nodes[top].size-2; id++ {
+			ns := &tt.nd[id]
+			ns.top = tt.nd[tt.parent[id]].top
+			if tt.nodes[id].left >= 0 {
+				if ns.top < 0 && ns.ok {
+					ns.top = id
+				}
+				continue
+			}
+			tt.relies(tris, tt.nodes[id].tri)
+		}
+	}
+	for _, u := range fans[f0:] {
+		for _, t := range tt.vertTris[u] {
+			tt.relies(tris, t)
+		}
+	}
+	return tops, fans
+}
+
+// relies sets whether a cull relies on triangle t (see turned).
+func (tt *triTree) relies(tris [][3]int32, t int32) {
+	tri := tris[t]
+	ns := &tt.nd[tt.leaf[t]]
+	ns.inFlat = ns.top >= 0 || tt.ringFlat[tri[0]] || tt.ringFlat[tri[1]] || tt.ringFlat[tri[2]]
 }
 
 func (tt *triTree) overlap(a, b int32) bool {

@@ -288,37 +288,57 @@ func TestSelfCollisionHeap(t *testing.T) {
 	}
 }
 
-// TestCollisionThreadsDeterministic runs a heap with colliders and
+// TestCollisionThreadsDeterministic runs two scenes with colliders and
 // self-collision at 1, 2 and 8 threads: positions must be bit-identical.
-// The 48 x 48 cloth (2304 vertices) is above the pool's serial threshold,
-// so the phases really split.
+// A 48 x 48 heap (2304 vertices, above the pool's serial threshold, so the
+// phases really split) reaches the sweeps run class by class; a 48 x 48
+// cloth draping a sphere reaches the rounds run component by component.
 func TestCollisionThreadsDeterministic(t *testing.T) {
-	sc := verticalDrop(48)
-	sc.cs = append(sc.cs, sdf.NewCollider(sdf.Sphere{Center: vec.V(0.1, 0.1, 0.3), Radius: 0.1}))
-	var ref []vec.Vec3
-	for _, threads := range []int{1, 2, 8} {
-		p := DefaultParams()
-		p.SelfCollision = true
-		p.Threads = threads
-		m := newModel(t, sc.pos, sc.tris, nil, p)
-		s := NewState(m)
-		x := NewXPBD(m)
-		for k := range 8 {
-			stepXPBD(t, m, s, x, sc.cs, k)
-		}
-		if x.col.self.Classed == 0 {
-			t.Fatalf("threads = %d: no sweep ran class by class (selfParMin = %d): the test does not reach the parallel projections", threads, selfParMin)
-		}
-		if x.col.self.Split == 0 {
-			t.Fatalf("threads = %d: no substep ran its rounds component by component: the test does not reach them", threads)
-		}
-		if ref == nil {
-			ref = s.Pos
-			continue
-		}
-		for i := range ref {
-			if s.Pos[i] != ref[i] {
-				t.Fatalf("threads = %d: vertex %d at %v, want %v (as with 1 thread)", threads, i, s.Pos[i], ref[i])
+	heap := verticalDrop(48)
+	heap.cs = append(heap.cs, sdf.NewCollider(sdf.Sphere{Center: vec.V(0.1, 0.1, 0.3), Radius: 0.1}))
+	drapePos, drapeTris := benchGrid(48)
+	drape := heapScene{pos: drapePos, tris: drapeTris, cs: []sdf.Collider{sdf.NewCollider(sdf.Sphere{Radius: 0.5})}}
+	for _, c := range []struct {
+		name   string
+		scene  heapScene
+		frames int
+		reach  func(sc *selfCollision) string
+	}{
+		{"heap", heap, 8, func(sc *selfCollision) string {
+			if sc.Classed == 0 {
+				return fmt.Sprintf("no sweep ran class by class (selfParMin = %d): the test does not reach the parallel projections", selfParMin)
+			}
+			return ""
+		}},
+		{"sphere drape", drape, 18, func(sc *selfCollision) string {
+			if sc.Split == 0 {
+				return "no substep ran its rounds component by component: the test does not reach them"
+			}
+			return ""
+		}},
+	} {
+		var ref []vec.Vec3
+		for _, threads := range []int{1, 2, 8} {
+			p := DefaultParams()
+			p.SelfCollision = true
+			p.Threads = threads
+			m := newModel(t, c.scene.pos, c.scene.tris, nil, p)
+			s := NewState(m)
+			x := NewXPBD(m)
+			for k := range c.frames {
+				stepXPBD(t, m, s, x, c.scene.cs, k)
+			}
+			if msg := c.reach(x.col.self); msg != "" {
+				t.Fatalf("%s, threads = %d: %s", c.name, threads, msg)
+			}
+			if ref == nil {
+				ref = s.Pos
+				continue
+			}
+			for i := range ref {
+				if s.Pos[i] != ref[i] {
+					t.Fatalf("%s, threads = %d: vertex %d at %v, want %v (as with 1 thread)", c.name, threads, i, s.Pos[i], ref[i])
+				}
 			}
 		}
 	}
