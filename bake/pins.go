@@ -6,6 +6,7 @@ import (
 
 	"github.com/drape-sim/drape/internal/vec"
 	"github.com/drape-sim/drape/meshio"
+	"github.com/drape-sim/drape/solver"
 )
 
 // pinSel is one pinned simulation vertex: its strength (1 = hard) and the
@@ -173,4 +174,64 @@ func vertexAttribute(m *meshio.Mesh, name string) ([]float32, bool) {
 		out = append(out, a...)
 	}
 	return out, len(out) > 0
+}
+
+// pinTrack reads the point cache of scene pin entry e: the input's
+// vertices (OBJ v lines) at time k/fps for sample k, in the input's axes
+// and units, of which the entry's pinned vertices follow theirs. A note
+// says when sample 0 is not the input pose: the pinned vertices then jump
+// at the first frame.
+func pinTrack(sc *Scene, e int, m *meshio.Mesh, w *meshio.Welded, sel []pinSel) (tr *solver.SampledTrack, note string, err error) {
+	key := fmt.Sprintf("pins[%d].cache", e)
+	path := sc.Resolve(sc.Pins[e].Cache)
+	if m.Format != meshio.FormatOBJ {
+		return nil, "", badInput(fmt.Errorf("%s: %s is not OBJ, whose v lines number a cache's points", key, m.Path),
+			"give the cloth as OBJ to pin it to a point cache")
+	}
+	pc, err := meshio.ReadPC2File(path)
+	if err != nil {
+		return nil, "", badInput(fmt.Errorf("%s: %w", key, err), "")
+	}
+	if n := len(pc.Frames[0]); n != m.SourceVertices {
+		return nil, "", badInput(fmt.Errorf("%s: %s holds %d points, %s has %d vertices", key, path, n, m.Path, m.SourceVertices),
+			"write the cache from the cloth's own mesh, every vertex in the file's order (its v lines)")
+	}
+	// the first of the file's vertices welded into each pinned one
+	first := map[int32]int{}
+	for i, v := range sourceToSim(m, w) {
+		if _, ok := first[v]; !ok && v >= 0 {
+			first[v] = i
+		}
+	}
+	tr = &solver.SampledTrack{Step: 1 / sc.FPS}
+	for _, ps := range sel {
+		if ps.entry == e {
+			tr.Vertices = append(tr.Vertices, ps.vertex)
+		}
+	}
+	opt := inputReadOptions(sc)
+	tr.Samples = make([][]vec.Vec3, len(pc.Frames))
+	for k, f := range pc.Frames {
+		row := make([]vec.Vec3, len(tr.Vertices))
+		for i, v := range tr.Vertices {
+			p := opt.Place(m.Format, f[first[v]])
+			if !finite(p.X) || !finite(p.Y) || !finite(p.Z) {
+				return nil, "", badInput(fmt.Errorf("%s: %s sample %d, point %d is not finite", key, path, k, first[v]), "write the cache again")
+			}
+			row[i] = p
+		}
+		tr.Samples[k] = row
+	}
+	off, at := 0.0, int32(-1)
+	for i, v := range tr.Vertices {
+		if d := tr.Samples[0][i].Sub(w.Positions[v]).Len(); d > off {
+			off, at = d, v
+		}
+	}
+	lo, hi := bounds(w.Positions)
+	if off > 1e-3*hi.Sub(lo).Len() {
+		note = fmt.Sprintf("%s: sample 0 of %s is up to %.3g m from the input's vertices (simulation vertex %d): the pinned vertices jump there at the first frame; write the cache from the input's pose",
+			key, path, off, at)
+	}
+	return tr, note, nil
 }

@@ -167,9 +167,24 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 			motions[e] = motion{&sdf.Animated{Shape: sdf.Sphere{Radius: 1}, Keys: toKeys(p.Keys)}}
 		}
 	}
+	tracks := make([]solver.Track, len(sc.Pins))
+	for e, p := range sc.Pins {
+		if p.Cache == "" {
+			continue
+		}
+		tr, msg, err := pinTrack(sc, e, m, w, j.Pins)
+		if err != nil {
+			return nil, err
+		}
+		if msg != "" {
+			warn(msg)
+			j.Warnings = append(j.Warnings, msg)
+		}
+		tracks[e] = tr
+	}
 	pins := make([]solver.Pin, len(j.Pins))
 	for i, ps := range j.Pins {
-		pins[i] = solver.Pin{Vertex: ps.vertex, Stiffness: ps.strength, Motion: motions[ps.entry]}
+		pins[i] = solver.Pin{Vertex: ps.vertex, Stiffness: ps.strength, Motion: motions[ps.entry], Track: tracks[ps.entry]}
 	}
 	if j.Colliders, err = buildColliders(sc, friction); err != nil {
 		return nil, err

@@ -103,6 +103,7 @@ type PinSpec struct {
 	Attribute string    `json:"attribute,omitempty"`
 	Stiffness *float64  `json:"stiffness,omitempty"`
 	Keys      []KeySpec `json:"keys,omitempty"`
+	Cache     string    `json:"cache,omitempty"`
 }
 
 // KeySpec is one keyframe of a rigid motion (plus scale) at Time [s].
@@ -587,6 +588,9 @@ func (p *PinSpec) validate(s *Scene, key string) error {
 	}
 	if p.Stiffness != nil && !(*p.Stiffness > 0 && *p.Stiffness <= 1) {
 		return s.rangeError(key+".stiffness", *p.Stiffness, "must be in (0, 1]")
+	}
+	if p.Cache != "" && len(p.Keys) > 0 {
+		return s.rangeError(key+".cache", fmt.Sprintf("%q", p.Cache), "a pin follows either keys or a cache, not both: drop one")
 	}
 	return validateKeys(s, key+".keys", p.Keys)
 }

@@ -48,6 +48,50 @@ func (k KeyedTranslation) At(t float64) vec.Mat4 {
 	return vec.Translate(k.Offsets[i-1].Lerp(k.Offsets[i], s))
 }
 
+// Track moves each pinned vertex along a path of its own: a mesh deformed
+// by a skeleton or by shape keys, to which the cloth is held.
+type Track interface {
+	// Position returns vertex v's target [m] at time t [s].
+	Position(v int32, t float64) vec.Vec3
+}
+
+// SampledTrack is a Track sampled at times k·Step: Samples[k][i] is the
+// target of vertex Vertices[i] (ascending) at time k·Step, linearly
+// interpolated between samples and held after the last.
+type SampledTrack struct {
+	Step     float64
+	Vertices []int32
+	Samples  [][]vec.Vec3
+}
+
+// Position implements Track. A vertex the track does not hold keeps the
+// origin; NewModel refuses pins on such vertices.
+func (s *SampledTrack) Position(v int32, t float64) vec.Vec3 {
+	i, ok := slices.BinarySearch(s.Vertices, v)
+	n := len(s.Samples)
+	if !ok || n == 0 {
+		return vec.Vec3{}
+	}
+	u := 0.0
+	if s.Step > 0 {
+		u = t / s.Step
+	}
+	switch {
+	case !(u > 0):
+		return s.Samples[0][i]
+	case u >= float64(n-1):
+		return s.Samples[n-1][i]
+	}
+	k := int(u)
+	return s.Samples[k][i].Lerp(s.Samples[k+1][i], u-float64(k))
+}
+
+// holds reports whether the track gives vertex v a path.
+func (s *SampledTrack) holds(v int32) bool {
+	_, ok := slices.BinarySearch(s.Vertices, v)
+	return ok && len(s.Samples) > 0
+}
+
 // Pin holds a vertex at its rest position or at a moving target.
 type Pin struct {
 	// Vertex is the pinned vertex id.
@@ -59,6 +103,9 @@ type Pin struct {
 	Stiffness float64
 	// Motion moves the target; nil keeps it at the rest position.
 	Motion Motion
+	// Track, if set, gives the target instead of Motion and the rest
+	// position.
+	Track Track
 }
 
 // softPinHz is the natural frequency of a soft pin of stiffness 1/2 [Hz].
@@ -194,6 +241,9 @@ func NewModel(rest []vec.Vec3, tris [][3]int32, pins []Pin, p Params) (*Model, e
 		}
 		if !(pn.Stiffness > 0 && pn.Stiffness <= 1) {
 			return nil, fmt.Errorf("pin %d (vertex %d): stiffness = %g: must be in (0, 1]", i, pn.Vertex, pn.Stiffness)
+		}
+		if st, ok := pn.Track.(*SampledTrack); ok && !st.holds(pn.Vertex) {
+			return nil, fmt.Errorf("pin %d: vertex %d has no path in its track", i, pn.Vertex)
 		}
 		if pn.Stiffness == 1 {
 			m.hardPins = append(m.hardPins, int32(i))

@@ -141,9 +141,9 @@ type Params struct {
 	// velocity, treated as pinned) and the constraints whose vertices all
 	// sleep are skipped; a frame in which every vertex sleeps costs almost
 	// nothing. A vertex wakes when an edge neighbour moves faster than
-	// SleepSpeed; wind, pins with a Motion, keyframed colliders, a change
-	// of gravity, frame time or colliders, or positions edited between
-	// Steps wake every vertex for that frame. With SelfCollision the cloth
+	// SleepSpeed; wind, pins with a Motion or a Track, keyframed
+	// colliders, a change of gravity, frame time or colliders, or positions
+	// edited between Steps wake every vertex for that frame. With SelfCollision the cloth
 	// sleeps only as a whole. XPBD only; off by default.
 	Sleep bool
 	// SleepSpeed is the speed [m/s] below which a vertex counts as at rest.

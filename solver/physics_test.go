@@ -519,6 +519,90 @@ func TestPinsFollowMotion(t *testing.T) {
 	}
 }
 
+// TestPinsFollowTrack holds the top row of a cloth to paths of their own
+// (a sampled Track: the row bends upwards at its right end along a
+// curve, which no rigid motion does): hard pins sit exactly on the
+// interpolated samples, soft pins close to them.
+func TestPinsFollowTrack(t *testing.T) {
+	pos, tris := gridMesh(5, 5, 0.2, 0.2)
+	// samples every 0.3 s: vertex i rises by 0.03·i·(k·0.3)² m
+	tr := &SampledTrack{Step: 0.3}
+	for i := range 5 {
+		tr.Vertices = append(tr.Vertices, int32(i))
+	}
+	for k := range 4 {
+		tk := 0.3 * float64(k)
+		row := make([]vec.Vec3, 5)
+		for i := range row {
+			row[i] = pos[i].Add(vec.V(0, 0.03*float64(i)*tk*tk, 0))
+		}
+		tr.Samples = append(tr.Samples, row)
+	}
+	for _, kind := range allSolvers {
+		for _, soft := range []bool{false, true} {
+			name := kind.String() + map[bool]string{false: "/hard", true: "/soft"}[soft]
+			t.Run(name, func(t *testing.T) {
+				p := DefaultParams()
+				p.Solver = kind
+				pins := topPins(5)
+				for i := range pins {
+					pins[i].Track = tr
+					if soft {
+						pins[i].Stiffness = 0.9
+					}
+				}
+				m := newModel(t, pos, tris, pins, p)
+				s := NewState(m)
+				in, err := NewIntegrator(m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				run := func(from, to int) {
+					for k := from; k < to; k++ {
+						f := m.FrameAt(k, 24)
+						if err := in.Step(s, &f); err != nil {
+							t.Fatalf("frame %d: %v", k, err)
+						}
+					}
+				}
+				// t = 0.5 s lies between the samples at 0.3 and 0.6 s
+				run(0, 12)
+				tol := 1e-12
+				if soft {
+					tol = 0.01
+				}
+				for i := range 5 {
+					at3, at6 := 0.03*float64(i)*0.09, 0.03*float64(i)*0.36
+					want := pos[i].Add(vec.V(0, at3+(at6-at3)*(0.5-0.3)/0.3, 0))
+					if d := s.Pos[i].Sub(want).Len(); d > tol {
+						t.Errorf("pin %d at t = 0.5 s = %v, want %v (off by %.3g m, tolerance %g)", i, s.Pos[i], want, d, tol)
+					}
+				}
+				// after the last sample (0.9 s) the targets hold (soft
+				// pins still swing a little with the cloth)
+				run(12, 24)
+				if soft {
+					tol = 0.02
+				}
+				for i := range 5 {
+					want := tr.Samples[3][i]
+					if d := s.Pos[i].Sub(want).Len(); d > tol {
+						t.Errorf("pin %d at t = 1 s = %v, want the last sample %v (off by %.3g m)", i, s.Pos[i], want, d)
+					}
+				}
+			})
+		}
+	}
+	pins := topPins(6)
+	for i := range pins {
+		pins[i].Track = tr
+	}
+	pos6, tris6 := gridMesh(6, 6, 0.2, 0.2)
+	if _, err := NewModel(pos6, tris6, pins, DefaultParams()); err == nil || !strings.Contains(err.Error(), "vertex 5 has no path") {
+		t.Errorf("a pin whose vertex the track does not hold: err = %v, want one naming vertex 5", err)
+	}
+}
+
 func TestWindPushesCloth(t *testing.T) {
 	pos, tris := gridMesh(10, 10, 0.5, 0.5)
 	p := DefaultParams()

@@ -38,7 +38,7 @@ import (
 // free vertex sleeps, the frame does nothing, and Step returns at once.
 //
 // Sleeping is conservative about what it cannot see: wind, a pin with a
-// Motion, a keyframed collider, a change of gravity, frame time or the
+// Motion or a Track, a keyframed collider, a change of gravity, frame time or the
 // colliders, another State, or positions edited between Steps wake every
 // vertex for that frame and reset every count. With SelfCollision the
 // cloth sleeps only as a whole (a cloth falling onto a sleeping part would
@@ -59,7 +59,7 @@ type sleeper struct {
 	start  []int32 // vertex adjacency (CSR)
 	adj    []int32
 
-	pinsMove bool // a pin has a Motion
+	pinsMove bool // a pin has a Motion or a Track
 	self     bool // SelfCollision: sleep only as a whole
 	asleep   int  // vertices asleep in the current frame
 
@@ -95,7 +95,7 @@ func newSleeper(m *Model, w []float64) *sleeper {
 	}
 	sl.start, sl.adj = m.vertexAdjacency()
 	for _, pn := range m.Pins {
-		if pn.Motion != nil {
+		if pn.Motion != nil || pn.Track != nil {
 			sl.pinsMove = true
 		}
 	}

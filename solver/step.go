@@ -295,6 +295,9 @@ func (b *base) dampAt(v int) float64 {
 // pinTarget returns the target of pin i at time t [m].
 func (b *base) pinTarget(i int32, t float64) vec.Vec3 {
 	pn := &b.m.Pins[i]
+	if pn.Track != nil {
+		return pn.Track.Position(pn.Vertex, t)
+	}
 	x := b.m.Rest[pn.Vertex]
 	if pn.Motion == nil {
 		return x
