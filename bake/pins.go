@@ -3,9 +3,11 @@ package bake
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/drape-sim/drape/internal/vec"
 	"github.com/drape-sim/drape/meshio"
+	"github.com/drape-sim/drape/sdf"
 	"github.com/drape-sim/drape/solver"
 )
 
@@ -234,4 +236,105 @@ func pinTrack(sc *Scene, e int, m *meshio.Mesh, w *meshio.Welded, sel []pinSel) 
 			key, path, off, at)
 	}
 	return tr, note, nil
+}
+
+// pinTargets builds the solver's pins from j.Pins: the vertices of each
+// scene pin entry share its keyed motion, its point cache (pinTrack) or
+// the collider it is attached to (attachPins); notes go to warn and
+// j.Warnings.
+func (j *Job) pinTargets(m *meshio.Mesh, w *meshio.Welded, warn func(string)) ([]solver.Pin, error) {
+	sc := j.Scene
+	motions := make([]solver.Motion, len(sc.Pins))
+	tracks := make([]solver.Track, len(sc.Pins))
+	for e, p := range sc.Pins {
+		var note string
+		var err error
+		switch {
+		case len(p.Keys) > 0:
+			// the sphere only makes the sdf.Animated valid; pins use its
+			// transform
+			motions[e] = motion{&sdf.Animated{Shape: sdf.Sphere{Radius: 1}, Keys: toKeys(p.Keys)}}
+		case p.Cache != "":
+			tracks[e], note, err = pinTrack(sc, e, m, w, j.Pins)
+		case p.Attach != "":
+			motions[e], tracks[e], note, err = j.attachPins(e, m, w)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if note != "" {
+			warn(note)
+			j.Warnings = append(j.Warnings, note)
+		}
+	}
+	pins := make([]solver.Pin, len(j.Pins))
+	for i, ps := range j.Pins {
+		pins[i] = solver.Pin{Vertex: ps.vertex, Stiffness: ps.strength, Motion: motions[ps.entry], Track: tracks[ps.entry]}
+	}
+	return pins, nil
+}
+
+// attachPins makes the pinned vertices of scene pin entry e ride on the
+// collider it names: on a deforming mesh collider (a point cache, a
+// skinned glTF node) each vertex is tacked to its nearest triangle
+// (sdf.MeshSequence.Follow); a keyed collider carries them rigidly; a
+// still one holds them (with a note).
+func (j *Job) attachPins(e int, m *meshio.Mesh, w *meshio.Welded) (solver.Motion, solver.Track, string, error) {
+	sc := j.Scene
+	key := fmt.Sprintf("pins[%d].attach", e)
+	name := sc.Pins[e].Attach
+	ci := -1
+	var names []string
+	for i, c := range sc.Colliders {
+		if c.Name == name && ci < 0 {
+			ci = i
+		}
+		if c.Name != "" {
+			names = append(names, fmt.Sprintf("%q", c.Name))
+		}
+	}
+	for k, n := range m.Colliders {
+		if n.Name == name && ci < 0 {
+			ci = len(sc.Colliders) + k
+		}
+		names = append(names, fmt.Sprintf("%q", n.Name))
+	}
+	if ci < 0 {
+		have := "none has a name"
+		if len(names) > 0 {
+			have = "named: " + strings.Join(names, ", ")
+		}
+		return nil, nil, "", sc.rangeError(key, fmt.Sprintf("%q", name),
+			fmt.Sprintf("names no collider (%s); give the collider a \"name\" or use a collider node's name", have))
+	}
+	c := &j.Colliders[ci]
+	var verts []int32
+	for _, ps := range j.Pins {
+		if ps.entry == e {
+			verts = append(verts, ps.vertex)
+		}
+	}
+	if seq, ok := c.Shape.(*sdf.MeshSequence); ok && len(c.Keys) == 0 {
+		points := make([]vec.Vec3, len(verts))
+		for i, v := range verts {
+			points[i] = w.Positions[v]
+		}
+		paths, err := seq.Follow(points)
+		if err != nil {
+			return nil, nil, "", badInput(fmt.Errorf("%s: %s: %w", key, j.colliderNames[ci], err), "")
+		}
+		return nil, &solver.SampledTrack{Step: seq.Step(), Vertices: verts, Samples: paths}, "", nil
+	}
+	if len(c.Keys) > 0 {
+		return attached{&c.Animated}, nil, "", nil
+	}
+	return nil, nil, fmt.Sprintf("%s: %s does not move: its pinned vertices hold still", key, j.colliderNames[ci]), nil
+}
+
+// attached carries pins rigidly with a keyed collider: its transform at t
+// after undoing the one at time 0, where the pins start.
+type attached struct{ a *sdf.Animated }
+
+func (m attached) At(t float64) vec.Mat4 {
+	return m.a.Transform(t).Mul(m.a.Transform(0).Inverse())
 }

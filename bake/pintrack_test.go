@@ -2,6 +2,7 @@ package bake
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,7 +113,7 @@ func TestPinCacheErrors(t *testing.T) {
 		{"keys too", func(sc *Scene) {
 			sc.Pins[0].Cache = good
 			sc.Pins[0].Keys = []KeySpec{{Time: 0}}
-		}, []string{"pins[0].cache", "either keys or a cache"}, true},
+		}, []string{"pins[0]", "one of keys, cache and attach"}, true},
 		{"not OBJ", func(sc *Scene) {
 			sc.Input = box
 			sc.Pins[0] = PinSpec{Top: true, Cache: good}
@@ -147,5 +148,108 @@ func TestPinCacheErrors(t *testing.T) {
 	}
 	if len(j.Warnings) != 1 || !strings.Contains(j.Warnings[0], "sample 0") || !strings.Contains(j.Warnings[0], "0.2 m") {
 		t.Errorf("warnings %q, want one saying sample 0 is 0.2 m off", j.Warnings)
+	}
+}
+
+// cubeOBJ writes a closed box of half sizes h around c as OBJ.
+func cubeOBJ(t *testing.T, dir string, c, h vec.Vec3) (string, []vec.Vec3) {
+	t.Helper()
+	var b strings.Builder
+	var pts []vec.Vec3
+	for i := range 8 {
+		p := c.Add(vec.V(h.X*float64(2*(i&1)-1), h.Y*float64(2*(i>>1&1)-1), h.Z*float64(2*(i>>2&1)-1)))
+		pts = append(pts, p)
+		fmt.Fprintf(&b, "v %g %g %g\n", p.X, p.Y, p.Z)
+	}
+	// outward quads (corner i: x from bit 0, y from bit 1, z from bit 2)
+	for _, f := range [][4]int{{1, 3, 7, 5}, {2, 6, 8, 4}, {1, 5, 6, 2}, {3, 4, 8, 7}, {1, 2, 4, 3}, {5, 7, 8, 6}} {
+		fmt.Fprintf(&b, "f %d %d %d %d\n", f[0], f[1], f[2], f[3])
+	}
+	p := filepath.Join(dir, "box.obj")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p, pts
+}
+
+// TestPinsAttachToColliders: pins attached to a mesh collider whose point
+// cache turns and moves it ride along exactly (as the rigid motion moves
+// them), pins attached to a keyed sphere move with its keys, and a name
+// no collider has is an error that lists the names.
+func TestPinsAttachToColliders(t *testing.T) {
+	dir := t.TempDir()
+	sc := hangingScene(t, dir, 13, "out.glb")
+	// a bar 1 cm under the pinned row (z = -0.5, y = 1) turning about y
+	// and sliding along x
+	centre := vec.V(0, 0.96, -0.5)
+	box, pts := cubeOBJ(t, dir, centre, vec.V(0.6, 0.03, 0.05))
+	move := func(k int, p vec.Vec3) vec.Vec3 {
+		r := vec.AxisAngle(vec.V(0, 1, 0), 0.05*float64(k))
+		return r.Rotate(p.Sub(centre)).Add(centre).Add(vec.V(0.01*float64(k), 0, 0))
+	}
+	var frames [][]vec.Vec3
+	for k := range 13 {
+		f := make([]vec.Vec3, len(pts))
+		for i, p := range pts {
+			f[i] = move(k, p)
+		}
+		frames = append(frames, f)
+	}
+	cache := writeCache(t, dir, "box.pc2", frames)
+	sc.Colliders = []ColliderSpec{
+		{Type: "mesh", Name: "bar", Path: box, Cache: cache},
+		{Type: "sphere", Name: "ball", Center: &[3]float64{0, 2, 0}, Radius: 0.1,
+			Keys: []KeySpec{{Time: 0}, {Time: 0.5, Translation: &[3]float64{0.3, 0, 0}}}},
+	}
+	sc.Pins = []PinSpec{
+		{Box: []float64{-0.2, 0.9, -0.6, 1, 1.1, -0.45}, Attach: "bar"},
+		{Box: []float64{-1, 0.9, -0.6, -0.21, 1.1, -0.45}, Attach: "ball"},
+	}
+	if err := sc.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	j, err := Prepare(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := j.Simulate(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	onBar, onBall := 0, 0
+	for _, ps := range j.Pins {
+		rest := j.Welded.Positions[ps.vertex]
+		for k, pos := range rec.Pos {
+			want := move(k, rest)
+			if ps.entry == 1 {
+				want = rest.Add(vec.V(0.3*min(float64(k)/12, 1), 0, 0))
+			}
+			if d := pos[ps.vertex].Sub(want).Len(); d > 1e-5 {
+				t.Fatalf("frame %d: vertex %d (pins[%d]) at %v, want %v, %.3g m off", k, ps.vertex, ps.entry, pos[ps.vertex], want, d)
+			}
+		}
+		if ps.entry == 0 {
+			onBar++
+		} else {
+			onBall++
+		}
+	}
+	if onBar < 5 || onBall < 5 {
+		t.Fatalf("%d vertices on the bar, %d on the ball: the scene tests nothing", onBar, onBall)
+	}
+
+	s := *sc
+	s.Pins = []PinSpec{{Box: sc.Pins[0].Box, Attach: "pole"}}
+	if _, err := Prepare(&s, Options{}); err == nil || !strings.Contains(err.Error(), `pins[0].attach = "pole"`) || !strings.Contains(err.Error(), `"bar", "ball"`) {
+		t.Errorf("attach to a missing collider: err = %v, want one naming the key and listing the colliders", err)
+	}
+	s.Colliders = []ColliderSpec{{Type: "sphere", Name: "still", Center: &[3]float64{0, 2, 0}, Radius: 0.1}}
+	s.Pins[0].Attach = "still"
+	j, err = Prepare(&s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Warnings) != 1 || !strings.Contains(j.Warnings[0], "does not move") {
+		t.Errorf("warnings %q, want one saying the collider does not move", j.Warnings)
 	}
 }

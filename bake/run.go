@@ -159,33 +159,6 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 	if j.Pins, err = selectPins(sc, m, w); err != nil {
 		return nil, err
 	}
-	// One keyframed motion per scene pin entry, shared by its vertices. The
-	// sphere only makes the sdf.Animated valid; pins use its transform.
-	motions := make([]solver.Motion, len(sc.Pins))
-	for e, p := range sc.Pins {
-		if len(p.Keys) > 0 {
-			motions[e] = motion{&sdf.Animated{Shape: sdf.Sphere{Radius: 1}, Keys: toKeys(p.Keys)}}
-		}
-	}
-	tracks := make([]solver.Track, len(sc.Pins))
-	for e, p := range sc.Pins {
-		if p.Cache == "" {
-			continue
-		}
-		tr, msg, err := pinTrack(sc, e, m, w, j.Pins)
-		if err != nil {
-			return nil, err
-		}
-		if msg != "" {
-			warn(msg)
-			j.Warnings = append(j.Warnings, msg)
-		}
-		tracks[e] = tr
-	}
-	pins := make([]solver.Pin, len(j.Pins))
-	for i, ps := range j.Pins {
-		pins[i] = solver.Pin{Vertex: ps.vertex, Stiffness: ps.strength, Motion: motions[ps.entry], Track: tracks[ps.entry]}
-	}
 	if j.Colliders, err = buildColliders(sc, friction); err != nil {
 		return nil, err
 	}
@@ -198,6 +171,10 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 	j.colliderNames = append(j.colliderNames, names...)
 	if sc.Wind != nil {
 		j.wind = newWindField(sc.Wind, sc.Seed)
+	}
+	pins, err := j.pinTargets(m, w, warn)
+	if err != nil {
+		return nil, err
 	}
 	model, err := solver.NewModel(w.Positions, w.Triangles, pins, p)
 	if err != nil {

@@ -104,6 +104,7 @@ type PinSpec struct {
 	Stiffness *float64  `json:"stiffness,omitempty"`
 	Keys      []KeySpec `json:"keys,omitempty"`
 	Cache     string    `json:"cache,omitempty"`
+	Attach    string    `json:"attach,omitempty"`
 }
 
 // KeySpec is one keyframe of a rigid motion (plus scale) at Time [s].
@@ -589,8 +590,14 @@ func (p *PinSpec) validate(s *Scene, key string) error {
 	if p.Stiffness != nil && !(*p.Stiffness > 0 && *p.Stiffness <= 1) {
 		return s.rangeError(key+".stiffness", *p.Stiffness, "must be in (0, 1]")
 	}
-	if p.Cache != "" && len(p.Keys) > 0 {
-		return s.rangeError(key+".cache", fmt.Sprintf("%q", p.Cache), "a pin follows either keys or a cache, not both: drop one")
+	follows := 0
+	for _, on := range []bool{len(p.Keys) > 0, p.Cache != "", p.Attach != ""} {
+		if on {
+			follows++
+		}
+	}
+	if follows > 1 {
+		return s.rangeError(key, describePin(*p), "a pin follows one of keys, cache and attach: drop the others")
 	}
 	return validateKeys(s, key+".keys", p.Keys)
 }

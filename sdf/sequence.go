@@ -243,3 +243,66 @@ func (m *meshBlend) SurfaceVelocity(p vec.Vec3) vec.Vec3 {
 	_, g := m.blend(da, ga, db, gb)
 	return g.Scale(-(db - da) * m.rate)
 }
+
+// Step returns the time between samples [s].
+func (s *MeshSequence) Step() float64 { return s.step }
+
+// Follow returns the paths of points that ride on the surface, as a pin
+// tacked to a body does: each point is fixed to its nearest triangle in
+// the first sample (the barycentric coordinates of its nearest point
+// there, and its offset from that point in the triangle's own frame: along
+// the first edge, across it and along the normal), and paths[k][i] is
+// point i where that triangle carries it in sample k (at time k·Step).
+func (s *MeshSequence) Follow(points []vec.Vec3) ([][]vec.Vec3, error) {
+	m, err := s.mesh(0)
+	if err != nil {
+		return nil, err
+	}
+	type anchor struct {
+		v       [3]int32
+		b1, b2  float64  // barycentric coordinates of vertices v[1], v[2]
+		offsets vec.Vec3 // along the first edge, across it, along the normal
+	}
+	// frame returns triangle v's unit first edge, unit in-plane
+	// perpendicular and unit normal at positions x
+	frame := func(v [3]int32, x []vec.Vec3) (e1, e2, n vec.Vec3) {
+		a := x[v[0]]
+		ab, ac := x[v[1]].Sub(a), x[v[2]].Sub(a)
+		n = ab.Cross(ac).Normalize()
+		e1 = ab.Normalize()
+		return e1, n.Cross(e1), n
+	}
+	anchors := make([]anchor, len(points))
+	for i, p := range points {
+		j, _, q, _ := m.nearest(p, math.Inf(1))
+		if j < 0 {
+			return nil, fmt.Errorf("point %d = %v: no triangle found", i, p)
+		}
+		g, v := &m.geo[j], m.info[j].v
+		// q - a = b1·ab + b2·ac, solved in the triangle's plane
+		d := q.Sub(g.a)
+		aa, bb, ab := g.ab.Dot(g.ab), g.ac.Dot(g.ac), g.ab.Dot(g.ac)
+		den := aa*bb - ab*ab
+		if !(den > 0) {
+			return nil, fmt.Errorf("point %d: its nearest triangle %d has no area", i, j)
+		}
+		x1, x2 := d.Dot(g.ab), d.Dot(g.ac)
+		an := anchor{v: v, b1: (bb*x1 - ab*x2) / den, b2: (aa*x2 - ab*x1) / den}
+		e1, e2, n := frame(v, s.frames[0])
+		o := p.Sub(q)
+		an.offsets = vec.V(o.Dot(e1), o.Dot(e2), o.Dot(n))
+		anchors[i] = an
+	}
+	paths := make([][]vec.Vec3, len(s.frames))
+	for k, x := range s.frames {
+		row := make([]vec.Vec3, len(points))
+		for i, an := range anchors {
+			a, b, c := x[an.v[0]], x[an.v[1]], x[an.v[2]]
+			q := a.Scale(1-an.b1-an.b2).AddScaled(b, an.b1).AddScaled(c, an.b2)
+			e1, e2, n := frame(an.v, x)
+			row[i] = q.AddScaled(e1, an.offsets.X).AddScaled(e2, an.offsets.Y).AddScaled(n, an.offsets.Z)
+		}
+		paths[k] = row
+	}
+	return paths, nil
+}

@@ -120,3 +120,72 @@ func TestSequenceSamplesWithoutBand(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowRidesTheSurface: points near an icosphere that turns and
+// moves rigidly follow it exactly, whatever their offset from the
+// surface; on a sphere that also stretches along x, a point on the
+// surface stays on it.
+func TestFollowRidesTheSurface(t *testing.T) {
+	rest, tris := icosphere(2)
+	points := []vec.Vec3{
+		vec.V(0, 1, 0),             // a vertex
+		vec.V(0.3, 0.8, 0.2),       // inside
+		vec.V(-0.9, 0.6, 0.1),      // outside
+		rest[5].Lerp(rest[7], 0.5), // on an edge's midpoint direction
+	}
+	motion := func(k int, p vec.Vec3) vec.Vec3 {
+		r := vec.AxisAngle(vec.V(0.3, 1, 0.2).Normalize(), 0.4*float64(k))
+		return r.Rotate(p).Add(vec.V(0.1*float64(k), -0.05*float64(k), 0.2))
+	}
+	var rigid, stretched [][]vec.Vec3
+	for k := range 4 {
+		f, g := make([]vec.Vec3, len(rest)), make([]vec.Vec3, len(rest))
+		for i, p := range rest {
+			f[i] = motion(k, p)
+			g[i] = vec.V(p.X*(1+0.2*float64(k)), p.Y, p.Z)
+		}
+		rigid, stretched = append(rigid, f), append(stretched, g)
+	}
+	s, err := NewMeshSequence(tris, rigid, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Step() != 0.5 {
+		t.Errorf("Step = %v, want 0.5", s.Step())
+	}
+	start := make([]vec.Vec3, len(points))
+	for i, p := range points {
+		start[i] = motion(0, p)
+	}
+	paths, err := s.Follow(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, row := range paths {
+		for i, p := range row {
+			if want := motion(k, points[i]); p.Sub(want).Len() > 1e-12 {
+				t.Errorf("sample %d, point %d at %v, want %v (moved with the sphere)", k, i, p, want)
+			}
+		}
+	}
+	s2, err := NewMeshSequence(tris, stretched, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m0, _ := NewMesh(stretched[0], tris)
+	on := []vec.Vec3{rest[3].Lerp(rest[9], 0.3)}
+	on[0] = on[0].Sub(m0.Grad(on[0]).Scale(m0.Dist(on[0]))) // onto the surface
+	paths, err = s2.Follow(on)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, row := range paths {
+		mk, _ := NewMesh(stretched[k], tris)
+		if d := mk.Dist(row[0]); math.Abs(d) > 1e-9 {
+			t.Errorf("sample %d: a surface point is %.3g m off the stretched surface", k, d)
+		}
+		if k > 0 && row[0].Sub(paths[k-1][0]).Len() < 1e-3 {
+			t.Errorf("sample %d: the point did not move with the stretch", k)
+		}
+	}
+}
