@@ -167,6 +167,28 @@ var examples = []struct {
 		}
 		return ""
 	}},
+	{"sash", 36, 0, func(f figures) string {
+		// the tacked row (the file's first 16 vertices, x = -0.45..-0.15,
+		// 7.5 cm above the leg's axis) rides on the thigh, which turns
+		// about the hip (x = -0.5, y = 0.07) by the knee angle: 30 degrees
+		// times smoothstep((t - 0.25 s) / 2 s), 19.6 degrees at frame 35
+		u := (35.0/24 - 0.25) / 2
+		th := 30 * math.Pi / 180 * u * u * (3 - 2*u)
+		for _, i := range []int{0, 15} {
+			dx := f.rest[i].X + 0.5
+			want := 0.07 + dx*math.Sin(th) + 0.075*math.Cos(th)
+			if got := f.last[i].Y; math.Abs(got-want) > 1e-3 {
+				return fmt.Sprintf("tacked vertex %d at y = %.4f m, want %.4f m (carried by the turning thigh)", i, got, want)
+			}
+		}
+		// the rest of the sash hangs below the row
+		for _, p := range f.last[16:] {
+			if p.Y > f.last[15].Y+0.01 {
+				return fmt.Sprintf("a free vertex at y = %.4f m, above the tacked row (%.4f m)", p.Y, f.last[15].Y)
+			}
+		}
+		return ""
+	}},
 	{"sheet", 14, 0.5, func(f figures) string {
 		// the sheet starts upright up to y = 1.45 m and heaps on the floor
 		if f.rep.HighestY > 0.9 {

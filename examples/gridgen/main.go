@@ -1,5 +1,5 @@
 // Command gridgen writes the generated cloth meshes of the examples (the
-// tablecloth, curtain, cape, sheet and blanket grids), the cape scene, whose
+// tablecloth, curtain, cape, sheet, blanket and sash grids), the cape scene, whose
 // walking-leg keyframes are computed here, and the knee example's leg and
 // its point cache. Run it from the module root:
 //
@@ -77,6 +77,14 @@ func main() {
 			Name: "knee/blanket.obj", Origin: vec.V(-0.6, 0.2, -0.4),
 			U: vec.V(1.2, 0, 0), V: vec.V(0, 0, 0.8), NU: 48, NV: 32,
 			Header: "1.2 m x 0.8 m blanket, 48 x 32 vertices, 20 cm above the floor",
+		},
+		{
+			// 0.3 m x 0.35 m, its first row along the top of the knee
+			// example's thigh (the leg's top is at y = 2·legRadius), the
+			// rest held out flat to the side.
+			Name: "sash/sash.obj", Origin: vec.V(-0.45, 2*legRadius+0.005, 0),
+			U: vec.V(0.3, 0, 0), V: vec.V(0, 0, 0.35), NU: 16, NV: 18,
+			Header: "0.3 m x 0.35 m sash, 16 x 18 vertices, first row 5 mm above the top of the knee example's thigh",
 		},
 	}
 	for _, g := range grids {
