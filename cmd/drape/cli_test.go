@@ -317,13 +317,14 @@ func TestMalformedScenes(t *testing.T) {
 	}
 }
 
-// TestValidateSummary checks that drape validate names a scene's fabric
-// regions, seams and closed pieces holding a volume (the cushions and skirt
-// examples).
+// TestValidateSummary checks that drape validate names a scene's moving
+// pins, fabric regions, seams and closed pieces holding a volume (the
+// sash, cushions and skirt examples).
 func TestValidateSummary(t *testing.T) {
 	for _, tc := range []struct{ scene, want string }{
 		{"../../examples/cushions/scene.json", "1 fabric regions, 2 closed pieces holding a volume)"},
 		{"../../examples/skirt/scene.json", "4 pinned, 1 colliders, 36 seams)"},
+		{"../../examples/sash/scene.json", "16 pinned, 2 colliders, 16 moving pins)"},
 	} {
 		code, out, errOut := runBin(t, ".", "validate", tc.scene)
 		if code != 0 || !strings.Contains(out, tc.want) {

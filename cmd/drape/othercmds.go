@@ -83,11 +83,17 @@ Example:
 				if err == nil {
 					regions, seams := len(j.Regions), len(j.Params.Seams)
 					closed := len(j.Model.ClosedVolumes(j.Welded.Positions))
+					moving := 0 // pins with keys, a cache or a collider to ride on
+					for _, p := range j.Model.Pins {
+						if p.Motion != nil || p.Track != nil {
+							moving++
+						}
+					}
 					if c.Bool("json") {
 						return json.NewEncoder(c.App.Writer).Encode(map[string]any{
 							"ok": true, "scene": c.Args().First(), "vertices": len(j.Welded.Positions),
 							"triangles": len(j.Welded.Triangles), "pinned": len(j.Pins), "colliders": len(j.Colliders),
-							"regions": regions, "seams": seams, "volume_pieces": closed,
+							"moving_pins": moving, "regions": regions, "seams": seams, "volume_pieces": closed,
 							"warnings": j.Warnings,
 						})
 					}
@@ -95,7 +101,7 @@ Example:
 					for _, x := range []struct {
 						n    int
 						what string
-					}{{regions, "fabric regions"}, {seams, "seams"}, {closed, "closed pieces holding a volume"}} {
+					}{{moving, "moving pins"}, {regions, "fabric regions"}, {seams, "seams"}, {closed, "closed pieces holding a volume"}} {
 						if x.n > 0 {
 							extra += fmt.Sprintf(", %d %s", x.n, x.what)
 						}
