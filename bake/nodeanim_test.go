@@ -11,6 +11,7 @@ import (
 	"github.com/qmuntal/gltf/modeler"
 
 	"github.com/drape-sim/drape/internal/testtool"
+	"github.com/drape-sim/drape/internal/vec"
 	"github.com/drape-sim/drape/meshio"
 	"github.com/drape-sim/drape/render"
 )
@@ -235,6 +236,33 @@ func TestBlenderSkinnedColliderGLB(t *testing.T) {
 	}
 	if rep.MaxPenetration > 0.1*rep.Thickness {
 		t.Errorf("max penetration %.2f mm, want at most a tenth of the thickness %.2f mm", 1000*rep.MaxPenetration, 1000*rep.Thickness)
+	}
+
+	// the cloth's middle pinned and attached to the skinned cube rides on
+	// its rising top: 0.3 m up between frames 1 and 25
+	sc.Pins = []PinSpec{{Box: []float64{-0.1, 0.25, -0.1, 0.1, 0.35, 0.1}, Attach: "COL_body"}}
+	j, err := Prepare(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := j.Simulate(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Pins) < 9 {
+		t.Fatalf("%d pinned vertices, want the cloth's middle", len(j.Pins))
+	}
+	for _, ps := range j.Pins {
+		rest := j.Welded.Positions[ps.vertex]
+		for _, c := range []struct {
+			k    int
+			rise float64
+		}{{1, 0}, {13, 0.15}, {25, 0.3}} {
+			want := rest.Add(vec.V(0, c.rise, 0))
+			if d := rec.Pos[c.k][ps.vertex].Sub(want).Len(); d > 1e-4 {
+				t.Fatalf("frame %d: pinned vertex %d at %v, want %v (%.2f m up with the cube's top), %.3g m off", c.k, ps.vertex, rec.Pos[c.k][ps.vertex], want, c.rise, d)
+			}
+		}
 	}
 }
 
