@@ -246,14 +246,7 @@ func TestAnimatedPinsFollowTheirKeys(t *testing.T) {
 	dir := t.TempDir()
 	sc := hangingScene(t, dir, 13, "out.glb")
 	sc.Pins[0].Keys = []KeySpec{{Time: 0}, {Time: 0.5, Translation: &[3]float64{0.5, 0, 0}}}
-	j, err := Prepare(sc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := j.Simulate(context.Background(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	j, rec := prepareAndSimulate(t, sc)
 	last := rec.Pos[len(rec.Pos)-1] // t = 12/24 = 0.5 s
 	for _, p := range j.Pins {
 		want := j.Welded.Positions[p.vertex].Add(vecX(0.5))
@@ -264,6 +257,20 @@ func TestAnimatedPinsFollowTheirKeys(t *testing.T) {
 }
 
 func vecX(x float64) vec.Vec3 { return vec.V(x, 0, 0) }
+
+// prepareAndSimulate prepares scene sc's job and simulates every frame.
+func prepareAndSimulate(t *testing.T, sc *Scene) (*Job, *Recording) {
+	t.Helper()
+	j, err := Prepare(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := j.Simulate(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j, rec
+}
 
 func TestLooseVerticesKeepTheirPlaceInCaches(t *testing.T) {
 	dir := t.TempDir()

@@ -20,14 +20,7 @@ func TestBakedFilesPlayInRealClients(t *testing.T) {
 	dir := t.TempDir()
 	const frames = 13
 	sc := hangingScene(t, dir, frames, "out.glb", "out.pc2", "q.glb")
-	j, err := Prepare(sc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := j.Simulate(context.Background(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	j, rec := prepareAndSimulate(t, sc)
 	if _, err := j.Write(context.Background(), rec); err != nil {
 		t.Fatal(err)
 	}

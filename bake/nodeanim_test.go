@@ -241,14 +241,7 @@ func TestBlenderSkinnedColliderGLB(t *testing.T) {
 	// the cloth's middle pinned and attached to the skinned cube rides on
 	// its rising top: 0.3 m up between frames 1 and 25
 	sc.Pins = []PinSpec{{Box: []float64{-0.1, 0.25, -0.1, 0.1, 0.35, 0.1}, Attach: "COL_body"}}
-	j, err := Prepare(sc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := j.Simulate(context.Background(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	j, rec := prepareAndSimulate(t, sc)
 	if len(j.Pins) < 9 {
 		t.Fatalf("%d pinned vertices, want the cloth's middle", len(j.Pins))
 	}

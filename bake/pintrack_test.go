@@ -1,7 +1,6 @@
 package bake
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,16 +53,9 @@ func TestPinsFollowACache(t *testing.T) {
 	}
 	frames := bentEdge(m.SourcePositions)
 	sc.Pins[0].Cache = writeCache(t, dir, "edge.pc2", frames)
-	j, err := Prepare(sc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	j, rec := prepareAndSimulate(t, sc)
 	if len(j.Warnings) > 0 {
 		t.Errorf("warnings %q, want none (sample 0 is the input pose)", j.Warnings)
-	}
-	rec, err := j.Simulate(context.Background(), Options{})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if len(j.Pins) != 16 {
 		t.Fatalf("%d pinned vertices, want the 16 of the first row", len(j.Pins))
@@ -208,14 +200,7 @@ func TestPinsAttachToColliders(t *testing.T) {
 	if err := sc.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	j, err := Prepare(sc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := j.Simulate(context.Background(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	j, rec := prepareAndSimulate(t, sc)
 	onBar, onBall := 0, 0
 	for _, ps := range j.Pins {
 		rest := j.Welded.Positions[ps.vertex]
@@ -245,11 +230,11 @@ func TestPinsAttachToColliders(t *testing.T) {
 	}
 	s.Colliders = []ColliderSpec{{Type: "sphere", Name: "still", Center: &[3]float64{0, 2, 0}, Radius: 0.1}}
 	s.Pins[0].Attach = "still"
-	j, err = Prepare(&s, Options{})
+	still, err := Prepare(&s, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(j.Warnings) != 1 || !strings.Contains(j.Warnings[0], "does not move") {
-		t.Errorf("warnings %q, want one saying the collider does not move", j.Warnings)
+	if len(still.Warnings) != 1 || !strings.Contains(still.Warnings[0], "does not move") {
+		t.Errorf("warnings %q, want one saying the collider does not move", still.Warnings)
 	}
 }

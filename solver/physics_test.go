@@ -488,6 +488,26 @@ func TestChebyshevAcceleration(t *testing.T) {
 func TestPinsFollowMotion(t *testing.T) {
 	pos, tris := gridMesh(5, 5, 0.2, 0.2)
 	motion := KeyedTranslation{Times: []float64{0, 1}, Offsets: []vec.Vec3{{}, vec.V(0.5, 0.2, 0)}}
+	eachPinKind(t, pos, tris, func(p *Pin) { p.Motion = motion }, func(t *testing.T, m *Model, soft bool) {
+		s := NewState(m)
+		simulate(t, m, s, 12, 24, nil)
+		tol := 1e-12
+		if soft {
+			tol = 0.01
+		}
+		for i := 0; i < 5; i++ {
+			want := pos[i].Add(vec.V(0.25, 0.1, 0))
+			if d := s.Pos[i].Sub(want).Len(); d > tol {
+				t.Errorf("pin %d at t = 0.5 s = %v, want %v (off by %.3g m, tolerance %g)", i, s.Pos[i], want, d, tol)
+			}
+		}
+	})
+}
+
+// eachPinKind runs f on the grid pos, tris with its top row of 5 pinned,
+// each pin set up by set, for every integrator with hard pins and with
+// soft ones (stiffness 0.9), each as a subtest.
+func eachPinKind(t *testing.T, pos []vec.Vec3, tris [][3]int32, set func(p *Pin), f func(t *testing.T, m *Model, soft bool)) {
 	for _, kind := range allSolvers {
 		for _, soft := range []bool{false, true} {
 			name := kind.String() + map[bool]string{false: "/hard", true: "/soft"}[soft]
@@ -496,24 +516,12 @@ func TestPinsFollowMotion(t *testing.T) {
 				p.Solver = kind
 				pins := topPins(5)
 				for i := range pins {
-					pins[i].Motion = motion
+					set(&pins[i])
 					if soft {
 						pins[i].Stiffness = 0.9
 					}
 				}
-				m := newModel(t, pos, tris, pins, p)
-				s := NewState(m)
-				simulate(t, m, s, 12, 24, nil)
-				tol := 1e-12
-				if soft {
-					tol = 0.01
-				}
-				for i := 0; i < 5; i++ {
-					want := pos[i].Add(vec.V(0.25, 0.1, 0))
-					if d := s.Pos[i].Sub(want).Len(); d > tol {
-						t.Errorf("%s: pin %d at t = 0.5 s = %v, want %v (off by %.3g m, tolerance %g)", name, i, s.Pos[i], want, d, tol)
-					}
-				}
+				f(t, newModel(t, pos, tris, pins, p), soft)
 			})
 		}
 	}
@@ -538,61 +546,46 @@ func TestPinsFollowTrack(t *testing.T) {
 		}
 		tr.Samples = append(tr.Samples, row)
 	}
-	for _, kind := range allSolvers {
-		for _, soft := range []bool{false, true} {
-			name := kind.String() + map[bool]string{false: "/hard", true: "/soft"}[soft]
-			t.Run(name, func(t *testing.T) {
-				p := DefaultParams()
-				p.Solver = kind
-				pins := topPins(5)
-				for i := range pins {
-					pins[i].Track = tr
-					if soft {
-						pins[i].Stiffness = 0.9
-					}
-				}
-				m := newModel(t, pos, tris, pins, p)
-				s := NewState(m)
-				in, err := NewIntegrator(m)
-				if err != nil {
-					t.Fatal(err)
-				}
-				run := func(from, to int) {
-					for k := from; k < to; k++ {
-						f := m.FrameAt(k, 24)
-						if err := in.Step(s, &f); err != nil {
-							t.Fatalf("frame %d: %v", k, err)
-						}
-					}
-				}
-				// t = 0.5 s lies between the samples at 0.3 and 0.6 s
-				run(0, 12)
-				tol := 1e-12
-				if soft {
-					tol = 0.01
-				}
-				for i := range 5 {
-					at3, at6 := 0.03*float64(i)*0.09, 0.03*float64(i)*0.36
-					want := pos[i].Add(vec.V(0, at3+(at6-at3)*(0.5-0.3)/0.3, 0))
-					if d := s.Pos[i].Sub(want).Len(); d > tol {
-						t.Errorf("pin %d at t = 0.5 s = %v, want %v (off by %.3g m, tolerance %g)", i, s.Pos[i], want, d, tol)
-					}
-				}
-				// after the last sample (0.9 s) the targets hold (soft
-				// pins still swing a little with the cloth)
-				run(12, 24)
-				if soft {
-					tol = 0.02
-				}
-				for i := range 5 {
-					want := tr.Samples[3][i]
-					if d := s.Pos[i].Sub(want).Len(); d > tol {
-						t.Errorf("pin %d at t = 1 s = %v, want the last sample %v (off by %.3g m)", i, s.Pos[i], want, d)
-					}
-				}
-			})
+	eachPinKind(t, pos, tris, func(p *Pin) { p.Track = tr }, func(t *testing.T, m *Model, soft bool) {
+		s := NewState(m)
+		in, err := NewIntegrator(m)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		run := func(from, to int) {
+			for k := from; k < to; k++ {
+				f := m.FrameAt(k, 24)
+				if err := in.Step(s, &f); err != nil {
+					t.Fatalf("frame %d: %v", k, err)
+				}
+			}
+		}
+		// t = 0.5 s lies between the samples at 0.3 and 0.6 s
+		run(0, 12)
+		tol := 1e-12
+		if soft {
+			tol = 0.01
+		}
+		for i := range 5 {
+			at3, at6 := 0.03*float64(i)*0.09, 0.03*float64(i)*0.36
+			want := pos[i].Add(vec.V(0, at3+(at6-at3)*(0.5-0.3)/0.3, 0))
+			if d := s.Pos[i].Sub(want).Len(); d > tol {
+				t.Errorf("pin %d at t = 0.5 s = %v, want %v (off by %.3g m, tolerance %g)", i, s.Pos[i], want, d, tol)
+			}
+		}
+		// after the last sample (0.9 s) the targets hold (soft pins still
+		// swing a little with the cloth)
+		run(12, 24)
+		if soft {
+			tol = 0.02
+		}
+		for i := range 5 {
+			want := tr.Samples[3][i]
+			if d := s.Pos[i].Sub(want).Len(); d > tol {
+				t.Errorf("pin %d at t = 1 s = %v, want the last sample %v (off by %.3g m)", i, s.Pos[i], want, d)
+			}
+		}
+	})
 	pins := topPins(6)
 	for i := range pins {
 		pins[i].Track = tr
