@@ -178,13 +178,15 @@ def finish(context, state, code):
 
 
 def attach(context, obj, state, pc2_name, stored_dir):
-    """Adds (or replaces) the Mesh Cache modifier reading the bake's pc2_name
-    in stored_dir, at the end of the stack, and sets the scene's frame range
-    to the bake."""
-    old = sx.drape_modifier(obj)
-    if old is not None:
-        obj.modifiers.remove(old)
-    m = obj.modifiers.new(sx.MODIFIER_NAME, 'MESH_CACHE')
+    """Points obj's Drape Cache modifier (Mesh Cache) at the bake's pc2_name
+    in stored_dir, and sets the scene's frame range to the bake. A new one
+    goes at the end of the stack; one from an earlier bake stays where it is,
+    so modifiers after it (left out of the bake's input, see
+    scene_export.input_muted) still apply to the result."""
+    m = sx.drape_modifier(obj)
+    if m is None:
+        m = obj.modifiers.new(sx.MODIFIER_NAME, 'MESH_CACHE')
+    m.show_viewport = m.show_render = True
     m.cache_format = 'PC2'
     m.filepath = stored_dir + "/" + pc2_name
     m.time_mode = 'FRAME'

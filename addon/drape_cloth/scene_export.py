@@ -19,6 +19,7 @@ CACHE_FOLDER = "drape_cache"
 PC2_NAME = "cloth.pc2"
 GLB_NAME = "cloth.glb"
 OBJ_NAME = "cloth.obj"
+PINS_PC2_NAME = "pins.pc2"
 SCENE_NAME = "scene.json"
 MODIFIER_NAME = "Drape Cache"
 
@@ -95,6 +96,20 @@ def drape_modifier(obj):
         if m.type == 'MESH_CACHE' and m.name.startswith(MODIFIER_NAME):
             return m
     return None
+
+
+def input_muted(obj):
+    """Returns the modifiers of obj that the export hides while it reads the
+    cloth: its Drape Cache and every modifier after it that is shown in the
+    viewport. The bake's input is the mesh as the stack before the Drape
+    Cache makes it, never the last bake's output nor what is stacked on it
+    (those modifiers apply to the baked result as they did before)."""
+    d = drape_modifier(obj)
+    if d is None:
+        return []
+    mods = list(obj.modifiers)
+    i = next(k for k, m in enumerate(mods) if m.name == d.name)
+    return [m for m in mods[i:] if m.show_viewport]
 
 
 def validate(context, obj):
@@ -456,14 +471,16 @@ def _coords(obj, depsgraph):
         obj_eval.to_mesh_clear()
 
 
-def deforming_colliders(context, objs, start, end):
+def deforming_meshes(context, objs, start, end):
     """Returns {name: (largest movement [m] or inf for a changing vertex
-    count, its frame)} for each collider in objs whose evaluated mesh
-    changes shape between frames start and end (an armature, animated shape
-    keys or modifiers). Only objects with modifiers or shape keys are
-    sampled, at DEFORM_SAMPLES frames; the current frame is restored."""
+    count, its frame)} for each mesh in objs whose evaluated mesh changes
+    shape between frames start and end (an armature, animated shape keys or
+    modifiers; a rigid motion of the object does not count). Only objects
+    with a modifier shown in the viewport or shape keys are sampled, at
+    DEFORM_SAMPLES frames; the current frame is restored."""
     import numpy as np
-    cands = [o for o in objs if o.type == 'MESH' and (len(o.modifiers) > 0 or o.data.shape_keys is not None)]
+    cands = [o for o in objs if o.type == 'MESH' and (any(m.show_viewport for m in o.modifiers) or
+                                                      o.data.shape_keys is not None)]
     if not cands or end <= start:
         return {}
     scene = context.scene
@@ -510,41 +527,69 @@ def deform_warning(obj, d, f, start):
             % (obj.name, f, moved, start, obj.drape.collider_shape.lower(), start, fix))
 
 
-def write_collider_caches(context, caches, start, end):
-    """Writes, for each (obj, path) of caches, obj's evaluated mesh in world
-    space (glTF axes) at every frame start..end as a PC2 point cache (sample
-    k = frame start + k) in the vertex order of its OBJ: one pass over the
-    frames for all of them, restoring the current frame. Raises ExportError
-    when a vertex count changes."""
+def _count_error(obj, n0, f0, n, f):
+    """The ExportError of a point-cached object whose vertex count changes."""
+    if obj.drape.role == 'COLLIDER':
+        what, why = "collider", "a mesh collider must keep its vertex count"
+        fix = "apply or drop the modifier that changes it"
+    else:
+        what, why = "cloth", "a cloth whose pins follow its deformation must keep its vertex count"
+        fix = "apply or drop the modifier before Drape Cache that changes it, or clear its Pin Group"
+    return ExportError("%s %r has %d vertices at frame %d and %d at frame %d: %s. Fix: %s"
+                       % (what, obj.name, n0, f0, n, f, why, fix))
+
+
+def _world_gltf(co, matrix):
+    """Returns object-space points co (n x 3 numpy) moved to world space by
+    matrix (a 4x4 Blender matrix), in glTF axes, as an n x 3 array."""
+    import numpy as np
+    m = np.array([list(r) for r in matrix], dtype=np.float64)
+    p = co @ m[:3, :3].T + m[:3, 3]
+    return np.stack([p[:, 0], p[:, 2], -p[:, 1]], axis=1)
+
+
+def write_pc2(path, samples):
+    """Writes samples (one flat array of x, y, z per sample, all of the same
+    length) as a PC2 point cache starting at sample 0, one sample a frame."""
+    import struct
+    with open(path, "wb") as fh:
+        fh.write(b"POINTCACHE2\0" + struct.pack("<iiffi", 1, len(samples[0]) // 3, 0.0, 1.0, len(samples)))
+        for smp in samples:
+            smp.astype("<f4").tofile(fh)
+
+
+def write_point_caches(context, caches, start, end):
+    """Writes, for each (objs, path) of caches, the evaluated meshes of objs
+    in world space (glTF axes), one after the other in the vertex order of
+    their OBJ, at every frame start..end as a PC2 point cache (sample k =
+    frame start + k): one pass over the frames for all of them, restoring
+    the current frame. A deforming mesh collider's cache holds its own mesh;
+    the pin cache holds every cloth object of the bake, as the cloth OBJ.
+    Raises ExportError when a vertex count changes."""
     if not caches:
         return
-    import struct
     import numpy as np
     scene = context.scene
     cur, sub = scene.frame_current, scene.frame_subframe
     samples = {path: [] for _, path in caches}
+    counts = {}
     try:
         for f in range(start, end + 1):
             scene.frame_set(f)
             dg = context.evaluated_depsgraph_get()
-            for obj, path in caches:
-                co = _coords(obj, dg)
-                got = samples[path]
-                if got and len(co) != len(got[0]) // 3:
-                    raise ExportError("collider %r has %d vertices at frame %d and %d at frame %d: a mesh collider "
-                                      "must keep its vertex count. Fix: apply or drop the modifier that changes it"
-                                      % (obj.name, len(got[0]) // 3, start, len(co), f))
-                m = np.array([list(r) for r in obj.matrix_world], dtype=np.float64)
-                p = co @ m[:3, :3].T + m[:3, 3]
-                got.append(np.stack([p[:, 0], p[:, 2], -p[:, 1]], axis=1).ravel())  # glTF axes
+            for objs, path in caches:
+                pts = []
+                for obj in objs:
+                    co = _coords(obj, dg)
+                    n0 = counts.setdefault(obj.name, len(co))
+                    if len(co) != n0:
+                        raise _count_error(obj, n0, start, len(co), f)
+                    pts.append(_world_gltf(co, obj.matrix_world))
+                samples[path].append(np.concatenate(pts).ravel())
     finally:
         scene.frame_set(cur, subframe=sub)
     for _, path in caches:
-        got = samples[path]
-        with open(path, "wb") as fh:
-            fh.write(b"POINTCACHE2\0" + struct.pack("<iiffi", 1, len(got[0]) // 3, 0.0, 1.0, len(got)))
-            for smp in got:
-                smp.astype("<f4").tofile(fh)
+        write_pc2(path, samples[path])
 
 
 def _same(ms, tol=1e-6):
@@ -556,7 +601,7 @@ def export_collider(depsgraph, obj, mats, fps, folder, cache=None):
     """Returns the drape collider dict of obj, writing a mesh collider's OBJ
     into folder. mats are obj's world matrices per baked frame. A mesh
     collider that deforms names its point cache of world positions per frame
-    (cache, see write_collider_caches) instead of keys."""
+    (cache, see write_point_caches) instead of keys."""
     s = obj.drape
     obj_eval = obj.evaluated_get(depsgraph)
     loc0, rot0, scale0 = _decompose(mats[0])
@@ -616,6 +661,24 @@ def follow_keys(mats, fps):
     return keys
 
 
+def pins_deform(cloths, deforming, start):
+    """Returns whether the pins of the bake must follow a point cache: some
+    cloth object with a Pin Group is in deforming (see deforming_meshes,
+    sampled with the Drape Cache modifiers hidden). Raises ExportError when
+    such an object changes its vertex count."""
+    out = False
+    for o in cloths:
+        if not o.drape.pin_group or o.name not in deforming:
+            continue
+        d, f = deforming[o.name]
+        if d == float("inf"):
+            raise ExportError("cloth %r has another vertex count at frame %d than at frame %d: its pinned vertices "
+                              "cannot follow its deformation. Fix: apply or drop the modifier before Drape Cache that "
+                              "changes the vertex count, or clear its Pin Group" % (o.name, f, start))
+        out = True
+    return out
+
+
 def export(context, obj, folder, warnings=None):
     """Writes the cloth OBJ, collider OBJs and the scene JSON of obj into
     folder, evaluating everything at the first baked frame. The scene's
@@ -626,9 +689,13 @@ def export(context, obj, folder, warnings=None):
     vertex ("offset"), vertex count and world matrix per baked frame; and
     appends to warnings (a list) what the bake will not follow (deforming
     colliders; partners without self-collision). A cloth object that moves
-    (animated, parented, constrained) takes its pinned vertices along.
-    Changes nothing in the .blend: the drape modifiers are muted during
-    evaluation and the frame is restored."""
+    (animated, parented, constrained) takes its pinned vertices along; when
+    one with a Pin Group deforms (an armature, animated shape keys, hooks
+    before its Drape Cache), every pin entry follows the cloth meshes' world
+    positions per frame instead, a point cache of the whole OBJ
+    (PINS_PC2_NAME). The cloth is read without its Drape Cache modifier and
+    those after it (input_muted). Changes nothing in the .blend: those
+    modifiers are hidden only during evaluation and the frame is restored."""
     validate(context, obj)
     s = obj.drape
     scene = context.scene
@@ -641,26 +708,27 @@ def export(context, obj, folder, warnings=None):
     for o in cloths:
         m = mats.pop(o.name)
         cloth_mats.append(m * (end - start + 1) if len(m) == 1 else m)
-    deforming = deforming_colliders(context, cols, start, end)
-    caches = {}  # collider name: its point cache's file name
-    for c in cols:
-        if c.name not in deforming:
-            continue
-        d, f = deforming[c.name]
-        if c.drape.collider_shape == 'MESH' and d != float("inf"):
-            caches[c.name] = "collider_%s.pc2" % cache_key(c.name)
-        elif warnings is not None:
-            warnings.append(deform_warning(c, d, f, start))
-    if len(cloths) > 1 and not s.self_collision and warnings is not None:
-        warnings.append("%s baked with %r: they pass through each other unless %r has Self Collision on"
-                        % (", ".join(repr(o.name) for o in cloths[1:]), obj.name, obj.name))
 
     cur, sub = scene.frame_current, scene.frame_subframe
-    muted = [m for m in (drape_modifier(o) for o in cloths) if m is not None and m.show_viewport]
+    muted = [m for o in cloths for m in input_muted(o)]
     parts, pin_entries, regions = [], [], []
     try:
         for m in muted:
             m.show_viewport = False
+        deforming = deforming_meshes(context, cols + [o for o in cloths if o.drape.pin_group], start, end)
+        caches = {}  # collider name: its point cache's file name
+        for c in cols:
+            if c.name not in deforming:
+                continue
+            d, f = deforming[c.name]
+            if c.drape.collider_shape == 'MESH' and d != float("inf"):
+                caches[c.name] = "collider_%s.pc2" % cache_key(c.name)
+            elif warnings is not None:
+                warnings.append(deform_warning(c, d, f, start))
+        if len(cloths) > 1 and not s.self_collision and warnings is not None:
+            warnings.append("%s baked with %r: they pass through each other unless %r has Self Collision on"
+                            % (", ".join(repr(o.name) for o in cloths[1:]), obj.name, obj.name))
+        pin_cache = PINS_PC2_NAME if pins_deform(cloths, deforming, start) else None
         scene.frame_set(start)
         depsgraph = context.evaluated_depsgraph_get()
         evals, meshes = [], []
@@ -682,15 +750,19 @@ def export(context, obj, folder, warnings=None):
                     pin = pins(o, me, o.drape.pin_group)
                     if off:
                         pin["indices"] = [i + off for i in pin["indices"]]
-                    if not _same(cloth_mats[k]):
+                    if pin_cache:
+                        pin["cache"] = pin_cache
+                    elif not _same(cloth_mats[k]):
                         pin["keys"] = follow_keys(cloth_mats[k], fps)
                     pin_entries.append(pin)
                 off += len(me.vertices)
         finally:
             for oe in evals:
                 oe.to_mesh_clear()
-        write_collider_caches(context, [(c, os.path.join(folder, caches[c.name])) for c in cols if c.name in caches],
-                              start, end)
+        point_caches = [([c], os.path.join(folder, caches[c.name])) for c in cols if c.name in caches]
+        if pin_cache:
+            point_caches.append((cloths, os.path.join(folder, pin_cache)))
+        write_point_caches(context, point_caches, start, end)
         collider_json = [export_collider(depsgraph, c, mats[c.name], fps, folder, caches.get(c.name)) for c in cols]
     finally:
         for m in muted:

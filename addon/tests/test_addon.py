@@ -6,7 +6,7 @@
 
 Installs the add-on from its zip, builds scenes in Python and runs the
 operators. "fake" drives the operator flow against tests/fake_drape.py
-(errors, reports, files, free, shape keys, glTF copy, collider export);
+(errors, reports, files, free, shape keys, glTF copy, collider export, pin caches);
 "real" bakes with the real drape binary and checks the physics. Exits 1 on
 any failure. Run it through `go test ./addon/`, which sets up the
 environment (private Blender user folders, TMPDIR).
@@ -172,6 +172,32 @@ def fake_binary():
     return dst
 
 
+def pin_on_build(cloth):
+    """Pins cloth's top row and gives it a Build modifier that takes its
+    faces (and vertices) away over frames 1..20."""
+    g = cloth.vertex_groups.new(name="Pins")
+    g.add([v.index for v in cloth.data.vertices if v.co.y > 0.79], 1.0, 'REPLACE')
+    cloth.drape.pin_group = "Pins"
+    m = cloth.modifiers.new("Build", 'BUILD')
+    m.frame_start, m.frame_duration, m.use_reverse = 1, 20, True
+
+
+def without_drape_cache(obj, frame):
+    """Returns obj's evaluated world positions at frame with its Drape Cache
+    modifier hidden: the mesh its pins follow."""
+    m = next(m for m in obj.modifiers if m.type == 'MESH_CACHE')
+    m.show_viewport = False
+    try:
+        return evaluated(obj, frame)[0]
+    finally:
+        m.show_viewport = True
+
+
+def obj_vertices(path):
+    with open(path) as f:
+        return [tuple(map(float, l.split()[1:4])) for l in f if l.startswith("v ")]
+
+
 class Base(unittest.TestCase):
     def setUp(self):
         reset_scene()
@@ -230,6 +256,8 @@ class FakeTests(Base):
              ["wind direction", "zero"]),
             ("empty pin group", lambda c: (c.vertex_groups.new(name="Empty"), setattr(c.drape, "pin_group", "Empty")),
              ["no vertex with weight > 0"]),
+            ("pins on a changing vertex count", pin_on_build,
+             ["cloth 'Cloth' has another vertex count", "Fix:", "clear its Pin Group"]),
         ]
         for name, setup, want in cases:
             with self.subTest(name=name):
@@ -588,6 +616,87 @@ class FakeTests(Base):
         self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
         self.assertIn("pass through each other", shirt.drape.bake_warning)
 
+    def test_9b_pins_follow_deformation(self):
+        """A cloth whose pinned top row a shape key bends (the middle rises
+        0.3 m, the ends stay, as an armature would) baked with a moving
+        pinned partner: one point cache of both objects' world positions per
+        frame (pins.pc2: the combined OBJ's vertex count and order, sample 0
+        = the OBJ, sample k = the meshes without Drape Cache at frame 1 + k)
+        that every pin entry names instead of keys. A modifier after the
+        Drape Cache stays after it and out of the input; with the shape key
+        still, the pins have no cache and the partner's get keys again."""
+        path = os.path.join(ARGS.work, "deforming_pins.blend")
+        bpy.ops.wm.save_as_mainfile(filepath=path)
+        cape = make_cloth(n=4, size=1.0, location=(0, 0, 1.0), name="Cape")
+        top = [v.index for v in cape.data.vertices if v.co.y > 0.49]
+        cape.vertex_groups.new(name="Pins").add(top, 1.0, 'REPLACE')
+        cape.drape.pin_group = "Pins"
+        cape.drape.self_collision = True
+        cape.shape_key_add(name="Basis")
+        bend = cape.shape_key_add(name="Bend")
+        for i in top:
+            bend.data[i].co.z += 0.3 * (1 - 2 * abs(bend.data[i].co.x))
+        bend.value = 0.0
+        bend.keyframe_insert("value", frame=1)
+        bend.value = 1.0
+        bend.keyframe_insert("value", frame=8)
+        flag = make_cloth(n=3, size=0.6, location=(2, 0, 1.0), name="Flag")
+        ftop = [v.index for v in flag.data.vertices if v.co.y > 0.29]
+        flag.vertex_groups.new(name="Pins").add(ftop, 1.0, 'REPLACE')
+        flag.drape.pin_group = "Pins"
+        flag.keyframe_insert("location", frame=1)
+        flag.location = (2.5, 0, 1.0)
+        flag.keyframe_insert("location", frame=8)
+        sc = bpy.context.scene
+        sc.frame_start, sc.frame_end = 1, 8
+        activate(cape)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        self.assertEqual(cape.drape.bake_warning, "", "pins that follow a deformation need no warning")
+        folder = bpy.path.abspath(cape.drape.cache_dir)
+        with open(os.path.join(folder, "scene.json")) as f:
+            scene = json.load(f)
+        ns, nf = len(cape.data.vertices), len(flag.data.vertices)
+        self.assertEqual(scene["pins"], [
+            {"indices": top, "weights": [1.0] * len(top), "cache": "pins.pc2"},
+            {"indices": [ns + i for i in ftop], "weights": [1.0] * len(ftop), "cache": "pins.pc2"},
+        ], "both pin entries follow the one cache, without keys")
+        vs = obj_vertices(os.path.join(folder, "cloth.obj"))
+        n, _, _, samples = read_pc2_world(os.path.join(folder, "pins.pc2"))
+        self.assertEqual((n, len(samples), len(vs)), (ns + nf, 8, ns + nf), "pins.pc2: every OBJ vertex x 8 frames")
+        off0 = max((Vector(a) - Vector(b)).length for a, b in zip(samples[0], vs))
+        self.assertLess(off0, 1e-5, "sample 0 is %.2g m off the OBJ" % off0)
+        for fr in (4, 8):
+            want = without_drape_cache(cape, fr) + without_drape_cache(flag, fr)
+            off = max((Vector(p) - Vector((w.x, w.z, -w.y))).length for p, w in zip(samples[fr - 1], want))
+            self.assertLess(off, 1e-5, "sample %d is %.2g m off the meshes at frame %d" % (fr - 1, off, fr))
+        rise = [samples[7][i][1] - samples[0][i][1] for i in top]
+        print("pins follow a shape key: top row rises %s m by frame 8, sample 0 off the OBJ by %.2g m"
+              % (" ".join("%.3f" % r for r in rise), off0))
+        self.assertEqual([round(r, 4) for r in rise], [0, 0.15, 0.3, 0.15, 0], "the bent top row (glTF Y up)")
+        for i in range(nf):
+            dx = samples[7][ns + i][0] - samples[0][ns + i][0]
+            self.assertAlmostEqual(dx, 0.5, 5, msg="flag vertex %d moved %.4f m, want 0.5" % (i, dx))
+
+        # a modifier after the Drape Cache stays after it and out of the input
+        cape.modifiers.new("Subdivision", 'SUBSURF').levels = 1
+        activate(cape)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        self.assertEqual([m.type for m in cape.modifiers], ['MESH_CACHE', 'SUBSURF'], "modifier order after a re-bake")
+        self.assertEqual(len(obj_vertices(os.path.join(folder, "cloth.obj"))), ns + nf,
+                         "OBJ vertices with a Subdivision after the Drape Cache")
+        self.assertEqual(read_pc2_world(os.path.join(folder, "pins.pc2"))[0], ns + nf, "pins.pc2 points")
+
+        # the shape key still: no cache; the moving flag's pins get keys
+        cape.data.shape_keys.animation_data_clear()
+        bend.value = 0.0
+        activate(cape)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        with open(os.path.join(folder, "scene.json")) as f:
+            pins = json.load(f)["pins"]
+        self.assertEqual([sorted(p) for p in pins], [["indices", "weights"], ["indices", "keys", "weights"]])
+        self.assertEqual(len(pins[1]["keys"]), 8, "flag pin keys")
+        self.assertFalse(os.path.exists(os.path.join(folder, "pins.pc2")), "pins.pc2 written for a still mesh")
+
 
 class RealTests(Base):
     """Bakes with the real drape binary and checks the physics."""
@@ -868,6 +977,58 @@ class RealTests(Base):
               % (moved, verts[low].x - before[low].x))
         self.assertLess(moved, 1e-3, "pinned vertices did not ride 0.5 m along with the object")
         self.assertGreater(verts[low].x - before[low].x, 0.2, "the cape's hem was not dragged along")
+
+    def test_cape_pins_follow_an_armature(self):
+        """An upright cloth pinned along its top row and skinned to an
+        armature whose Mid bone pushes the middle of that row 0.2 m forward
+        over 24 frames while its ends stay on the Root bone (a bend, which no
+        rigid motion of the object gives): the baked pinned vertices are
+        where the armature puts them, within 1 mm, at frames 12 and 24, not
+        at rest, where pins that do not follow the deformation stay."""
+        path = os.path.join(ARGS.work, "armature.blend")
+        bpy.ops.wm.save_as_mainfile(filepath=path)
+        cloth, top = self.upright_pinned(12, 0.6, "Cape")
+        rig = bpy.data.objects.new("Rig", bpy.data.armatures.new("Rig"))
+        bpy.context.scene.collection.objects.link(rig)
+        activate(rig)
+        bpy.ops.object.mode_set(mode='EDIT')
+        for name, head in (("Root", (0, 0, 0)), ("Mid", (0, 0, 1.3))):
+            b = rig.data.edit_bones.new(name)
+            b.head, b.tail = head, (head[0], head[1], head[2] + 0.2)
+        bpy.ops.object.mode_set(mode='OBJECT')
+        root, mid = cloth.vertex_groups.new(name="Root"), cloth.vertex_groups.new(name="Mid")
+        for v in cloth.data.vertices:
+            w = max(0.0, 1 - abs((cloth.matrix_world @ v.co).x) / 0.3) if v.index in top else 0.0
+            root.add([v.index], 1 - w, 'REPLACE')
+            mid.add([v.index], w, 'REPLACE')
+        cloth.modifiers.new("Armature", 'ARMATURE').object = rig
+        pb = rig.pose.bones["Mid"]
+        pb.keyframe_insert("location", frame=1)
+        pb.location = (0, 0, 0.2)  # the bone's Z is world -Y (a bone along +Z, no roll)
+        pb.keyframe_insert("location", frame=24)
+        sc = bpy.context.scene
+        sc.frame_start, sc.frame_end = 1, 24
+        rest = evaluated(cloth, 1)[0]
+        activate(cloth)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        with open(os.path.join(bpy.path.abspath(cloth.drape.cache_dir), "scene.json")) as f:
+            self.assertEqual(json.load(f)["pins"][0].get("cache"), "pins.pc2", "the pins follow no cache")
+        for fr in (12, 24):
+            baked, want = evaluated(cloth, fr)[0], without_drape_cache(cloth, fr)
+            off = max((baked[i] - want[i]).length for i in top)
+            bent = max((want[i] - rest[i]).length for i in top)
+            held = max((baked[i] - rest[i]).length for i in top)
+            print("cape on an armature, frame %d: pins off the deformed mesh by <= %.2g m; the armature moved them up "
+                  "to %.3f m from rest, the bake %.3f m" % (fr, off, bent, held))
+            self.assertLess(off, 1e-3, "pinned vertices are not where the armature puts them at frame %d" % fr)
+            self.assertGreater(bent, 0.09, "the armature did not bend the top row at frame %d" % fr)
+        ends = max((want[i] - rest[i]).length for i in top if abs(rest[i].x) > 0.29)
+        self.assertLess(ends, 1e-4, "the ends of the top row moved: not a bend")
+        verts = evaluated(cloth, 24)[0]
+        self.assertTrue(all(math.isfinite(c) for v in verts for c in v), "non-finite vertex")
+        front = min(v.y for v in verts if v.z < 1.2)
+        print("cape on an armature, frame 24: the cloth below the pins reaches y = %.3f m" % front)
+        self.assertLess(front, -0.05, "the cloth below the pushed pins was not pulled forward")
 
 
 def main():
