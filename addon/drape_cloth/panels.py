@@ -45,6 +45,12 @@ class DRAPE_PT_cloth(bpy.types.Panel):
             col.prop(s, "self_collision")
             col.prop(s, "sleep")
             col.prop_search(s, "pin_group", obj, "vertex_groups", text="Pin Group")
+            sub = col.column()
+            sub.active = bool(s.pin_group)
+            sub.prop(s, "pin_target")
+            problem = sx.pin_target_problem(context, obj)
+            if problem is not None:
+                sub.label(text="%s %s" % (s.pin_target.name, problem[0]), icon='ERROR')
             mats = [m for m in obj.data.materials if m is not None]
             if mats:
                 sub = col.column(heading="Fabric by Material")

@@ -37,6 +37,11 @@ SHAPES = [
 ]
 
 
+def _pin_target_poll(self, obj):
+    """Pin To offers the mesh objects whose Drape Role is Collider."""
+    return obj.type == 'MESH' and obj.drape.role == 'COLLIDER'
+
+
 def _update_range(self, context):
     if self.frame_end < self.frame_start:
         self.frame_end = self.frame_start
@@ -98,6 +103,10 @@ class DRAPE_PG_object_settings(bpy.types.PropertyGroup):
                                     "(resting frames cost almost nothing; the result moves by under 1 mm)")
     pin_group: StringProperty(name="Pin Group", default="",
                               description="Vertex group whose weights pin the cloth (1 = held in place)")
+    pin_target: PointerProperty(name="Pin To", type=bpy.types.Object, poll=_pin_target_poll,
+                                description="Collider whose surface carries the pinned vertices (a cape's shoulders "
+                                            "on a character's body): each rides on the part of it nearest to it, "
+                                            "as it moves and deforms, instead of moving with this object")
 
     use_wind: BoolProperty(name="Wind", default=False, description="Blow wind on the cloth")
     wind_direction: FloatVectorProperty(name="Direction", size=3, default=(1.0, 0.0, 0.0), subtype='DIRECTION',

@@ -112,6 +112,37 @@ def input_muted(obj):
     return [m for m in mods[i:] if m.show_viewport]
 
 
+def pin_target_problem(context, cloth):
+    """Returns why the Pin To target of cloth cannot carry its pinned
+    vertices in a bake in context's scene, as (what is wrong with it, how to
+    fix that), or None when it can or cloth pins nothing to a target. The
+    target must be a collider the bake exports: a mesh of this scene whose
+    Drape Role is Collider, and visible (Blender does not evaluate an object
+    disabled in viewports or in an excluded collection, so the motion its
+    pins are to follow would be lost)."""
+    s = cloth.drape
+    t = s.pin_target
+    if t is None or not s.pin_group:
+        return None
+    if context.scene.objects.get(t.name) != t:
+        return ("is not in scene %r" % context.scene.name, "link %r into this scene" % t.name)
+    if t.type != 'MESH':
+        return ("is a %s, not a mesh" % t.type.lower(), "pick a mesh collider")
+    if t.drape.role != 'COLLIDER':
+        role = t.drape.bl_rna.properties["role"].enum_items[t.drape.role].name
+        return ("has Drape Role %s, not Collider" % role, "set the Drape Role of %r to Collider" % t.name)
+    if not t.visible_get():
+        return ("is hidden", "show %r (unhide it, enable it in viewports, include its collection)" % t.name)
+    return None
+
+
+def pin_attach(obj):
+    """Returns the name of the collider that obj's pinned vertices ride on
+    (its Pin To, given a Pin Group), or None."""
+    s = obj.drape
+    return s.pin_target.name if s.pin_group and s.pin_target is not None else None
+
+
 def validate(context, obj):
     """Raises ExportError when obj cannot be baked as it is set up."""
     if obj is None:
@@ -144,6 +175,14 @@ def validate(context, obj):
         if not o.data.polygons:
             raise ExportError("%r, a cloth baked with %r, has no faces. Fix: give it faces or set its Drape Role "
                               "to None" % (o.name, obj.name))
+    for o in [obj] + cloth_partners(context, obj):
+        problem = pin_target_problem(context, o)
+        if problem is not None:
+            what, fix = problem
+            baked = "" if o == obj else ", a cloth baked with %r," % obj.name
+            raise ExportError("Pin To of %r%s is %r, which %s: pinned vertices ride only on a visible mesh collider "
+                              "of the bake. Fix: %s, or clear Pin To" % (o.name, baked, o.drape.pin_target.name, what,
+                                                                         fix))
     for c in colliders(context, obj):
         if c.drape.collider_shape != 'MESH' and c.type not in ('MESH', 'CURVE', 'SURFACE', 'META', 'FONT'):
             raise ExportError("collider %r is a %s without a size. Fix: use a mesh object as collider, or set its "
@@ -663,12 +702,12 @@ def follow_keys(mats, fps):
 
 def pins_deform(cloths, deforming, start):
     """Returns whether the pins of the bake must follow a point cache: some
-    cloth object with a Pin Group is in deforming (see deforming_meshes,
-    sampled with the Drape Cache modifiers hidden). Raises ExportError when
-    such an object changes its vertex count."""
+    cloth object with a Pin Group and no Pin To is in deforming (see
+    deforming_meshes, sampled with the Drape Cache modifiers hidden). Raises
+    ExportError when such an object changes its vertex count."""
     out = False
     for o in cloths:
-        if not o.drape.pin_group or o.name not in deforming:
+        if not o.drape.pin_group or pin_attach(o) or o.name not in deforming:
             continue
         d, f = deforming[o.name]
         if d == float("inf"):
@@ -688,14 +727,17 @@ def export(context, obj, folder, warnings=None):
     dict, parts): per baked object in OBJ order a dict of its name, first
     vertex ("offset"), vertex count and world matrix per baked frame; and
     appends to warnings (a list) what the bake will not follow (deforming
-    colliders; partners without self-collision). A cloth object that moves
+    colliders; partners without self-collision). A cloth object with a Pin
+    To (pin_attach) has its pin entry ride on that collider ("attach"),
+    whatever the object itself does. Otherwise a cloth object that moves
     (animated, parented, constrained) takes its pinned vertices along; when
     one with a Pin Group deforms (an armature, animated shape keys, hooks
-    before its Drape Cache), every pin entry follows the cloth meshes' world
-    positions per frame instead, a point cache of the whole OBJ
-    (PINS_PC2_NAME). The cloth is read without its Drape Cache modifier and
-    those after it (input_muted). Changes nothing in the .blend: those
-    modifiers are hidden only during evaluation and the frame is restored."""
+    before its Drape Cache), each pin entry without a Pin To follows the
+    cloth meshes' world positions per frame instead, a point cache of the
+    whole OBJ (PINS_PC2_NAME). The cloth is read without its Drape Cache
+    modifier and those after it (input_muted). Changes nothing in the
+    .blend: those modifiers are hidden only during evaluation and the frame
+    is restored."""
     validate(context, obj)
     s = obj.drape
     scene = context.scene
@@ -715,7 +757,8 @@ def export(context, obj, folder, warnings=None):
     try:
         for m in muted:
             m.show_viewport = False
-        deforming = deforming_meshes(context, cols + [o for o in cloths if o.drape.pin_group], start, end)
+        deforming = deforming_meshes(context, cols + [o for o in cloths if o.drape.pin_group and not pin_attach(o)],
+                                     start, end)
         caches = {}  # collider name: its point cache's file name
         for c in cols:
             if c.name not in deforming:
@@ -750,7 +793,9 @@ def export(context, obj, folder, warnings=None):
                     pin = pins(o, me, o.drape.pin_group)
                     if off:
                         pin["indices"] = [i + off for i in pin["indices"]]
-                    if pin_cache:
+                    if pin_attach(o):
+                        pin["attach"] = pin_attach(o)
+                    elif pin_cache:
                         pin["cache"] = pin_cache
                     elif not _same(cloth_mats[k]):
                         pin["keys"] = follow_keys(cloth_mats[k], fps)

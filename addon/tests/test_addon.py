@@ -6,7 +6,7 @@
 
 Installs the add-on from its zip, builds scenes in Python and runs the
 operators. "fake" drives the operator flow against tests/fake_drape.py
-(errors, reports, files, free, shape keys, glTF copy, collider export, pin caches);
+(errors, reports, files, free, shape keys, glTF copy, collider export, pin caches, Pin To);
 "real" bakes with the real drape binary and checks the physics. Exits 1 on
 any failure. Run it through `go test ./addon/`, which sets up the
 environment (private Blender user folders, TMPDIR).
@@ -191,6 +191,46 @@ def without_drape_cache(obj, frame):
         return evaluated(obj, frame)[0]
     finally:
         m.show_viewport = True
+
+
+def make_bar(name="Bar"):
+    """A shoulder bar: a Mesh collider 1 m wide (x) and 0.2 m deep and high,
+    centred at (0, 0.12, 1.3), so its front face (y = 0.02) is 2 cm behind
+    the top row of RealTests.upright_pinned(8, 0.6, ...) (y = 0, z = 1.3)."""
+    bpy.ops.mesh.primitive_cube_add(size=1, location=(0, 0.12, 1.3))
+    bar = bpy.context.active_object
+    bar.name = name
+    for v in bar.data.vertices:
+        v.co.y *= 0.2
+        v.co.z *= 0.2
+    bar.drape.role = 'COLLIDER'
+    bar.drape.collider_shape = 'MESH'
+    return bar
+
+
+def shrug(obj, end, rise=0.3):
+    """Gives obj a shape key that lifts its front face (object y < 0) by
+    rise, keyed from 0 at frame 1 to 1 at frame end: the front face moves
+    rigidly while the rest of the mesh shears, a deformation."""
+    obj.shape_key_add(name="Basis")
+    key = obj.shape_key_add(name="Shrug")
+    for d in key.data:
+        if d.co.y < 0:
+            d.co.z += rise
+    key.value = 0.0
+    key.keyframe_insert("value", frame=1)
+    key.value = 1.0
+    key.keyframe_insert("value", frame=end)
+
+
+def pinned_cloth(name, location, n=4, size=1.0):
+    """A flat cloth pinned along its top edge (object y = size / 2) by the
+    group Pins; returns it and the pinned vertex indices."""
+    cloth = make_cloth(n=n, size=size, location=location, name=name)
+    top = [v.index for v in cloth.data.vertices if v.co.y > size / 2 - 0.01]
+    cloth.vertex_groups.new(name="Pins").add(top, 1.0, 'REPLACE')
+    cloth.drape.pin_group = "Pins"
+    return cloth, top
 
 
 def obj_vertices(path):
@@ -697,6 +737,101 @@ class FakeTests(Base):
         self.assertEqual(len(pins[1]["keys"]), 8, "flag pin keys")
         self.assertFalse(os.path.exists(os.path.join(folder, "pins.pc2")), "pins.pc2 written for a still mesh")
 
+    def test_9c_pins_ride_on_a_collider(self):
+        """Pin To: a cloth whose pinned row a shape key bends and whose
+        object moves, pinned to a Mesh collider that deforms, baked with a
+        moving pinned partner without Pin To: its pin entry rides on the
+        collider ("attach": the collider's name, exported with its point
+        cache) with neither keys nor a cache, and no pins.pc2 is written;
+        the partner keeps its keys. With Pin To cleared, both entries follow
+        pins.pc2 again. Pin To offers only mesh colliders."""
+        import importlib
+        props = importlib.import_module(MOD + ".properties")
+        path = os.path.join(ARGS.work, "pin_to.blend")
+        bpy.ops.wm.save_as_mainfile(filepath=path)
+        sc = bpy.context.scene
+        sc.frame_start, sc.frame_end = 1, 8
+        bar = make_bar("Shoulders")
+        shrug(bar, 8)
+        cape, top = pinned_cloth("Cape", (0, 0, 1.0))
+        cape.drape.self_collision = True
+        shrug(cape, 8)
+        cape.keyframe_insert("location", frame=1)
+        cape.location = (0.5, 0, 1.0)
+        cape.keyframe_insert("location", frame=8)
+        flag, ftop = pinned_cloth("Flag", (2, 0, 1.0), n=3, size=0.6)
+        flag.keyframe_insert("location", frame=1)
+        flag.location = (2.5, 0, 1.0)
+        flag.keyframe_insert("location", frame=8)
+        bpy.ops.object.empty_add(location=(3, 0, 0))
+        empty = bpy.context.active_object
+        empty.drape.role = 'COLLIDER'
+        self.assertTrue(props._pin_target_poll(cape.drape, bar), "Pin To does not offer a mesh collider")
+        self.assertFalse(props._pin_target_poll(cape.drape, flag), "Pin To offers a cloth")
+        self.assertFalse(props._pin_target_poll(cape.drape, empty), "Pin To offers an empty with the Collider role")
+        bpy.data.objects.remove(empty)  # a collider without a size cannot be baked
+        cape.drape.pin_target = bar
+        activate(cape)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        self.assertEqual(cape.drape.bake_warning, "", "a cloth pinned to a collider needs no warning")
+        folder = bpy.path.abspath(cape.drape.cache_dir)
+        with open(os.path.join(folder, "scene.json")) as f:
+            scene = json.load(f)
+        ns = len(cape.data.vertices)
+        pins = scene["pins"]
+        self.assertEqual(pins[0], {"indices": top, "weights": [1.0] * len(top), "attach": "Shoulders"},
+                         "the cape's pins ride on the collider, without keys or a cache")
+        self.assertEqual(sorted(pins[1]), ["indices", "keys", "weights"], "the flag's pins lost their keys")
+        self.assertEqual((pins[1]["indices"], len(pins[1]["keys"])), ([ns + i for i in ftop], 8))
+        self.assertFalse(os.path.exists(os.path.join(folder, "pins.pc2")), "pins.pc2 written for attached pins")
+        cols = {c["name"]: c for c in scene["colliders"]}
+        self.assertIn("Shoulders", cols, "the Pin To target is not among the colliders")
+        self.assertEqual(cols["Shoulders"]["type"], "mesh")
+        self.assertTrue(os.path.isfile(os.path.join(folder, cols["Shoulders"].get("cache", "-"))),
+                        "the deforming Pin To target has no point cache")
+
+        cape.drape.pin_target = None
+        activate(cape)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        with open(os.path.join(folder, "scene.json")) as f:
+            pins = json.load(f)["pins"]
+        self.assertEqual([p.get("cache") for p in pins], ["pins.pc2", "pins.pc2"], "without Pin To")
+        self.assertNotIn("attach", pins[0])
+
+    def test_9d_pin_to_refuses_what_it_cannot_follow(self):
+        """A Pin To target that the bake does not export as a visible mesh
+        collider (its Drape Role no longer Collider, hidden, disabled in
+        viewports, not in the scene; also a partner's) is refused before
+        drape runs, naming the cloth object, the target and the fix."""
+        folder = os.path.join(ARGS.work, "refused")  # an empty //drape_cache, which bake_error checks
+        os.makedirs(folder, exist_ok=True)
+        bpy.ops.wm.save_as_mainfile(filepath=os.path.join(folder, "refused.blend"))
+
+        def unlink(o):
+            for c in list(o.users_collection):
+                c.objects.unlink(o)
+        cases = [
+            ("not a collider", lambda b, f: setattr(b.drape, "role", 'NONE'),
+             ["Pin To of 'Cape' is 'Shoulders', which has Drape Role None, not Collider",
+              "Fix: set the Drape Role of 'Shoulders' to Collider, or clear Pin To"]),
+            ("hidden", lambda b, f: b.hide_set(True), ["'Shoulders', which is hidden", "Fix: show 'Shoulders'"]),
+            ("disabled in viewports", lambda b, f: setattr(b, "hide_viewport", True),
+             ["'Shoulders', which is hidden", "enable it in viewports"]),
+            ("not in the scene", lambda b, f: unlink(b), ["'Shoulders', which is not in scene", "Fix: link"]),
+            ("a partner's", lambda b, f: (setattr(f.drape, "pin_target", b), setattr(b.drape, "role", 'NONE')),
+             ["Pin To of 'Flag', a cloth baked with 'Cape', is 'Shoulders'", "not Collider", "Fix:"]),
+        ]
+        for name, setup, want in cases:
+            with self.subTest(name=name):
+                reset_scene()
+                bar = make_bar("Shoulders")
+                cape, _ = pinned_cloth("Cape", (0, 0, 1.0))
+                flag, _ = pinned_cloth("Flag", (2, 0, 1.0), n=3, size=0.6)
+                if name != "a partner's":
+                    cape.drape.pin_target = bar
+                setup(bar, flag)
+                print("Pin To refused (%s): %s" % (name, self.bake_error(cape, want)))
+
 
 class RealTests(Base):
     """Bakes with the real drape binary and checks the physics."""
@@ -977,6 +1112,63 @@ class RealTests(Base):
               % (moved, verts[low].x - before[low].x))
         self.assertLess(moved, 1e-3, "pinned vertices did not ride 0.5 m along with the object")
         self.assertGreater(verts[low].x - before[low].x, 0.2, "the cape's hem was not dragged along")
+
+    def test_cape_pinned_to_a_collider(self):
+        """Pin To: an upright cape pinned along its top row 2 cm in front of
+        a shoulder bar (a Mesh collider), with Pin To the bar. When a shape
+        key lifts the bar's front face 0.3 m over 16 frames (a deformation:
+        drape tacks each pin to the bar's point cache) and when the bar is
+        keyframed to move 0.3 m sideways (a rigid motion: its keys; as a
+        Mesh and fitted as a Box), the baked pinned vertices move as the
+        front face does, within 1 mm at frames 8 and 16. The control, the
+        shape key without Pin To, leaves them where they were (0.3 m off the
+        face by frame 16)."""
+        cases = [("shape key", True), ("keyframed", True), ("keyframed box", True), ("shape key, no Pin To", False)]
+        for k, (how, pin_to) in enumerate(cases):
+            with self.subTest(how=how):
+                reset_scene()
+                bpy.ops.wm.save_as_mainfile(filepath=os.path.join(ARGS.work, "pin_to_%d.blend" % k))
+                sc = bpy.context.scene
+                sc.frame_start, sc.frame_end = 1, 16
+                cape, top = self.upright_pinned(8, 0.6, "Cape")
+                bar = make_bar()
+                if how.startswith("keyframed"):
+                    bar.drape.collider_shape = 'BOX' if how.endswith("box") else 'MESH'
+                    bar.keyframe_insert("location", frame=1)
+                    bar.location.x += 0.3
+                    bar.keyframe_insert("location", frame=16)
+                else:
+                    shrug(bar, 16)
+                if pin_to:
+                    cape.drape.pin_target = bar
+                face = next(v.index for v in bar.data.vertices if v.co.y < 0)  # on the front face
+                rest, face0 = evaluated(cape, 1)[0], evaluated(bar, 1)[0][face]
+                activate(cape)
+                self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+                self.assertEqual(cape.drape.bake_warning, "")
+                for fr in (8, 16):
+                    baked = evaluated(cape, fr)[0]
+                    ride = evaluated(bar, fr)[0][face] - face0
+                    off = max((baked[i] - rest[i] - ride).length for i in top)
+                    moved = max((baked[i] - rest[i]).length for i in top)
+                    print("cape pinned to a bar (%s), frame %d: the bar's front face moved %.3f m, the pins %.4f m, "
+                          "off the face's motion by <= %.2g m" % (how, fr, ride.length, moved, off))
+                    if pin_to:
+                        self.assertLess(off, 1e-3, "pins did not ride with the bar at frame %d" % fr)
+                    else:
+                        self.assertLess(moved, 1e-3, "pins without Pin To moved at frame %d" % fr)
+                self.assertAlmostEqual(ride.length, 0.3, 4, msg="the bar's front face did not move 0.3 m")
+                if not pin_to:
+                    self.assertGreater(off, 0.29, "the control does not tell pins that ride from pins that stay")
+                verts = evaluated(cape, 16)[0]
+                self.assertTrue(all(math.isfinite(c) for v in verts for c in v), "non-finite vertex")
+                with open(os.path.join(bpy.path.abspath(cape.drape.cache_dir), "scene.json")) as f:
+                    scene = json.load(f)
+                self.assertEqual(scene["pins"][0].get("attach"), "Bar" if pin_to else None)
+                follows = "keys" if how.startswith("keyframed") else "cache"
+                col = scene["colliders"][0]
+                self.assertEqual((col["type"], follows in col), ("box" if how.endswith("box") else "mesh", True),
+                                 "the bar is exported as %r, without %s" % (col, follows))
 
     def test_cape_pins_follow_an_armature(self):
         """An upright cloth pinned along its top row and skinned to an
