@@ -311,8 +311,14 @@ const (
 	// and when near pairs are picked, for the pushes of the substep's own
 	// projections (between two picks). 0.5 bakes the 64 x 64 sphere drape
 	// bit for bit as 0.35 does, with 3 % more instructions (9 % on the
-	// heap); at 0.25 the 128 x 128 heap (BenchmarkHeap) ends with 12
-	// intersecting pairs, at 0.35 with none.
+	// heap); at 0.25 the 128 x 128 heap (BenchmarkHeap) ended with 12
+	// intersecting pairs, at 0.35 with none. Since uncull it ends with 1
+	// from frame 6 on, a pair whose features are all listed but none is
+	// flagged crossed (so the fail-safe does not put it back); the code
+	// before uncull did the same on two of four slightly changed heaps
+	// (thickness x1.02: 1 pair, 16 substeps: 6), as the current code does
+	// (thickness x0.98: 6, friction 0.45: 1): a gap in the crossing test
+	// that a heap's trajectory reaches or not.
 	selfMargin = 0.35
 	// selfSkinMin·h is the smallest allowance, which lets a resting cloth
 	// jitter without rebuilding.
