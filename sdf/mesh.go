@@ -80,6 +80,8 @@ type MeshOptions struct {
 	// samples, built every frame: the lists cost about 0.3 s for the
 	// 27k-triangle body, the tree walk they save about 0.4 us a query).
 	noBand bool
+	// cells is the bound grid's target number of cells (0: gridCells).
+	cells int
 }
 
 // NewMesh builds the signed distance of the closed triangle mesh with
@@ -168,7 +170,11 @@ func NewMeshWith(pos []vec.Vec3, tris [][3]int32, o MeshOptions) (*Mesh, error) 
 		}
 		m.info[j] = inf
 	}
-	m.grid = newBoundGrid(m)
+	cells := o.cells
+	if cells == 0 {
+		cells = gridCells
+	}
+	m.grid = newBoundGrid(m, cells)
 	if !o.noBand {
 		m.band = newBandGrid(m)
 	}

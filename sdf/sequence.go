@@ -74,7 +74,7 @@ func NewMeshSequence(tris [][3]int32, frames [][]vec.Vec3, step float64) (*MeshS
 	}
 	// frame 0 as a Mesh checks the topology once (it is the same in every
 	// frame) and the first positions
-	m0, err := NewMeshWith(frames[0], tris, MeshOptions{noBand: true})
+	m0, err := NewMeshWith(frames[0], tris, MeshOptions{noBand: true, cells: sampleGridCells})
 	if err != nil {
 		return nil, fmt.Errorf("frame 0: %w", err)
 	}
@@ -123,7 +123,7 @@ func (s *MeshSequence) mesh(k int) (*Mesh, error) {
 			oldest = i
 		}
 	}
-	m, err := NewMeshWith(s.frames[k], s.tris, MeshOptions{noBand: true})
+	m, err := NewMeshWith(s.frames[k], s.tris, MeshOptions{noBand: true, cells: sampleGridCells})
 	if err != nil {
 		return nil, fmt.Errorf("frame %d: %w", k, err)
 	}
