@@ -323,13 +323,32 @@ func (j *Job) attachPins(e int, m *meshio.Mesh, w *meshio.Welded) (solver.Motion
 		if err != nil {
 			return nil, nil, "", badInput(fmt.Errorf("%s: %s: %w", key, j.colliderNames[ci], err), "")
 		}
-		return nil, &solver.SampledTrack{Step: seq.Step(), Vertices: verts, Samples: paths}, "", nil
+		// a vertex far off the surface rides on it at arm's length: most
+		// likely the wrong vertices or the wrong collider
+		far, at := 0.0, int32(-1)
+		for i, p := range points {
+			if d := math.Abs(seq.Dist(p)); d > far {
+				far, at = d, verts[i]
+			}
+		}
+		note := ""
+		lo, hi := bounds(w.Positions)
+		if far > attachFar*hi.Sub(lo).Len() {
+			note = fmt.Sprintf("%s: pinned vertex %d is %.3g m from the surface of %s at the first frame: it rides there, held off the surface by that much; pin the vertices that lie on the collider",
+				key, at, far, j.colliderNames[ci])
+		}
+		return nil, &solver.SampledTrack{Step: seq.Step(), Vertices: verts, Samples: paths}, note, nil
 	}
 	if len(c.Keys) > 0 {
 		return attached{&c.Animated}, nil, "", nil
 	}
 	return nil, nil, fmt.Sprintf("%s: %s does not move: its pinned vertices hold still", key, j.colliderNames[ci]), nil
 }
+
+// attachFar is the distance from a deforming collider's surface, relative
+// to the cloth's size, beyond which a pinned vertex attached to it gets a
+// note.
+const attachFar = 0.1
 
 // attached carries pins rigidly with a keyed collider: its transform at t
 // after undoing the one at time 0, where the pins start.

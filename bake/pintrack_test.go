@@ -201,6 +201,9 @@ func TestPinsAttachToColliders(t *testing.T) {
 		t.Fatal(err)
 	}
 	j, rec := prepareAndSimulate(t, sc)
+	if len(j.Warnings) > 0 {
+		t.Errorf("warnings %q, want none: the pins lie 1 cm from the bar", j.Warnings)
+	}
 	onBar, onBall := 0, 0
 	for _, ps := range j.Pins {
 		rest := j.Welded.Positions[ps.vertex]
@@ -228,6 +231,16 @@ func TestPinsAttachToColliders(t *testing.T) {
 	if _, err := Prepare(&s, Options{}); err == nil || !strings.Contains(err.Error(), `pins[0].attach = "pole"`) || !strings.Contains(err.Error(), `"bar", "ball"`) {
 		t.Errorf("attach to a missing collider: err = %v, want one naming the key and listing the colliders", err)
 	}
+	// pins 0.5 m off the bar (its far row) ride at arm's length, with a note
+	s.Pins = []PinSpec{{Box: []float64{-1, 0.9, 0.45, 1, 1.1, 0.6}, Attach: "bar"}}
+	far, err := Prepare(&s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(far.Warnings) != 1 || !strings.Contains(far.Warnings[0], "from the surface of") {
+		t.Errorf("warnings %q, want one saying the pins are far from the bar", far.Warnings)
+	}
+	s.Pins = []PinSpec{{Box: sc.Pins[0].Box, Attach: "pole"}}
 	s.Colliders = []ColliderSpec{{Type: "sphere", Name: "still", Center: &[3]float64{0, 2, 0}, Radius: 0.1}}
 	s.Pins[0].Attach = "still"
 	still, err := Prepare(&s, Options{})
