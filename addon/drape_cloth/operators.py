@@ -39,6 +39,7 @@ class BakeState:
         self.cancel_requested = False
         self.status = "starting drape"
         self.warnings = []
+        self.drape_warnings = []  # drape's own, from its report (finish)
 
 
 def addon_prefs(context):
@@ -168,6 +169,8 @@ def finish(context, state, code):
         for pj, _stored in others:
             pj.discard()
         return False, str(e)
+    state.drape_warnings = [w for w in drape_warnings(job) if w not in state.warnings]
+    state.warnings = state.warnings + state.drape_warnings
     stored = [state.stored_dir] + [st for _pj, st in others]
     for k, o in enumerate(objs):
         attach(context, o, state, pc2s[k], stored[k])
@@ -175,6 +178,16 @@ def finish(context, state, code):
         o.drape.bake_warning = "; ".join(state.warnings)
     names = ", ".join(repr(o.name) for o in objs)
     return True, "baked %d frames of %s in %.1f s" % (nsamples, names, time.monotonic() - job.started)
+
+
+def drape_warnings(job):
+    """Returns the warnings drape's --json result lists in its report (a
+    bending stiffness the substeps cannot resolve, pins attached to a
+    collider that does not move, ...), or [] without one."""
+    res = getattr(job.process, "result", None) if job.process else None
+    rep = res.get("report") if isinstance(res, dict) else None
+    ws = rep.get("warnings") if isinstance(rep, dict) else None
+    return [w for w in ws if isinstance(w, str)] if isinstance(ws, list) else []
 
 
 def attach(context, obj, state, pc2_name, stored_dir):
@@ -280,6 +293,8 @@ class DRAPE_OT_bake(bpy.types.Operator):
         if not ok:
             _report_error(self, msg)
             return {'CANCELLED'}
+        for w in state.drape_warnings:
+            self.report({'WARNING'}, "Drape: " + w)
         self.report({'INFO'}, "Drape: " + msg)
         return {'FINISHED'}
 
@@ -360,6 +375,8 @@ class DRAPE_OT_bake(bpy.types.Operator):
         if not ok:
             _report_error(self, msg)
             return {'CANCELLED'}
+        for w in state.drape_warnings:
+            self.report({'WARNING'}, "Drape: " + w)
         self.report({'INFO'}, "Drape: " + msg)
         return {'FINISHED'}
 

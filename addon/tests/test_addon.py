@@ -1170,6 +1170,21 @@ class RealTests(Base):
                 self.assertEqual((col["type"], follows in col), ("box" if how.endswith("box") else "mesh", True),
                                  "the bar is exported as %r, without %s" % (col, follows))
 
+    def test_drape_warnings_reach_the_object(self):
+        """drape's own warnings (its report's) join the export's: a cape
+        pinned with Pin To a bar that does not move bakes, and its Bake
+        Warning carries drape's note that the pins hold still."""
+        reset_scene()
+        bpy.ops.wm.save_as_mainfile(filepath=os.path.join(ARGS.work, "drape_warning.blend"))
+        sc = bpy.context.scene
+        sc.frame_start, sc.frame_end = 1, 4
+        cape, _top = self.upright_pinned(8, 0.6, "Cape")
+        cape.drape.pin_target = make_bar()
+        activate(cape)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        print("Bake Warning of a cape pinned to a still bar: %r" % cape.drape.bake_warning)
+        self.assertIn("does not move", cape.drape.bake_warning)
+
     def test_cape_pins_follow_an_armature(self):
         """An upright cloth pinned along its top row and skinned to an
         armature whose Mid bone pushes the middle of that row 0.2 m forward
