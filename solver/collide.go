@@ -119,6 +119,7 @@ func (c *collision) substep(t, dt float64) {
 			c.selfRounds(&sc.all)
 			sc.addStats(&sc.all)
 		}
+		sc.Untangled += sc.untangle()
 		b.pool.run(len(b.s.Pos), sc.fnSeparate)
 	}
 }
@@ -157,6 +158,7 @@ func (c *collision) selfRounds(g *pairGroup) {
 		}
 	}
 	sc.failSafe(g)
+	g.converged = converged
 }
 
 // reproject projects the vertices of group g's near pairs out of the

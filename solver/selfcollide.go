@@ -58,7 +58,9 @@ import (
 // vertices of listed pairs, so they run on each component of the list
 // (pairs joined by shared vertices) on its own, the components in
 // parallel (selfcomp.go). A pair still crossed at the end sends
-// its vertices back to the substep's start (failSafe), and the separating
+// its vertices back to the substep's start (failSafe), and so do two
+// triangles of a near pair that intersect though no pair is flagged
+// crossed, in rounds that did not converge (untangle); the separating
 // speed the pushes give is capped (separate). Every order is fixed, so the
 // result does not depend on the thread count.
 type selfCollision struct {
@@ -103,6 +105,7 @@ type selfCollision struct {
 	nearFlag  []bool
 	crossFlag []bool
 	Reverts   int  // vertices put back by the fail-safe (statistics)
+	Untangled int  // vertices put back by untangle (statistics)
 	sides     bool // pick refreshes the side memories
 
 	// all is the group of every listed pair; the substep's projection
@@ -152,6 +155,7 @@ type pairGroup struct {
 	// vertices moved since (vStamp) keeps its flags
 	tick, pickTick int32
 	touched        []int32 // touched's result
+	converged      bool    // its last rounds converged (selfRounds)
 	skipped        int     // projections skipped (summed into Skipped)
 	reverts        int     // vertices put back (summed into Reverts)
 }
@@ -312,13 +316,11 @@ const (
 	// projections (between two picks). 0.5 bakes the 64 x 64 sphere drape
 	// bit for bit as 0.35 does, with 3 % more instructions (9 % on the
 	// heap); at 0.25 the 128 x 128 heap (BenchmarkHeap) ended with 12
-	// intersecting pairs, at 0.35 with none. Since uncull it ends with 1
-	// from frame 6 on, a pair whose features are all listed but none is
-	// flagged crossed (so the fail-safe does not put it back); the code
-	// before uncull did the same on two of four slightly changed heaps
-	// (thickness x1.02: 1 pair, 16 substeps: 6), as the current code does
-	// (thickness x0.98: 6, friction 0.45: 1): a gap in the crossing test
-	// that a heap's trajectory reaches or not.
+	// intersecting pairs, at 0.35 with none. Crossings no pair flags
+	// (see untangle) are left to untangle: without it the 128 x 128 heap
+	// and four slightly changed ones (thickness x1.02 and x0.98, 16
+	// substeps, friction 0.45) ended with 1, 6, 0, 6 and 1 pairs; with it
+	// all with none.
 	selfMargin = 0.35
 	// selfSkinMin·h is the smallest allowance, which lets a resting cloth
 	// jitter without rebuilding.
@@ -728,6 +730,87 @@ func (sc *selfCollision) failSafe(g *pairGroup) int {
 		}
 	}
 	return crossed
+}
+
+// untangle puts back where they started the substep the vertices of the
+// triangles of each pair near contact that intersect now but did not
+// then: a crossing the pairs' flags miss (an edge through a triangle's
+// interior while both its ends stay on their remembered sides, in a heap
+// squeezed below the thickness), which the fail-safe therefore leaves.
+// The triangles checked are a vertex-triangle pair's triangle against
+// those around its vertex, and the triangles of an edge-edge pair's two
+// edges. It runs on every near list serially, in group and pair order,
+// until a round puts nothing back (at most selfFailSafeRounds), and
+// returns the vertices put back.
+func (sc *selfCollision) untangle() int {
+	pos, prev, w := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass
+	tris, edges := sc.m.Topo.Tris, sc.m.Topo.Edges
+	nvt := int32(len(sc.vt))
+	reverts := 0
+	// test reports whether triangles a and b (sharing no vertex) cross
+	// now but not at the substep's start, and if so puts theirs back
+	test := func(a, b int32) bool {
+		ta, tb := tris[a], tris[b]
+		if oneSide(pos, ta, tb) || oneSide(pos, tb, ta) || shareVertex(ta, tb) ||
+			!trianglesIntersect(pos, ta, tb) || trianglesIntersect(prev, ta, tb) {
+			return false
+		}
+		for _, t := range [2][3]int32{ta, tb} {
+			for _, v := range t {
+				if w[v] != 0 && pos[v] != prev[v] {
+					pos[v] = prev[v]
+					reverts++
+				}
+			}
+		}
+		return true
+	}
+	groups := []*pairGroup{&sc.all}
+	if !sc.par.classed && sc.comps.ok {
+		groups = groups[:0]
+		for i := range sc.comps.groups {
+			groups = append(groups, &sc.comps.groups[i])
+		}
+	}
+	for round := 0; round < selfFailSafeRounds; round++ {
+		found := false
+		for _, g := range groups {
+			if g.converged {
+				continue
+			}
+			for _, k := range g.near {
+				if k < nvt {
+					p := &sc.vt[k]
+					for _, a := range sc.tree.vertTris[p.v] {
+						found = test(a, p.t) || found
+					}
+					continue
+				}
+				p := &sc.ee[k-nvt]
+				for _, a := range edges[p.e0].Tri {
+					for _, b := range edges[p.e1].Tri {
+						if a >= 0 && b >= 0 {
+							found = test(a, b) || found
+						}
+					}
+				}
+			}
+		}
+		if !found {
+			break
+		}
+	}
+	return reverts
+}
+
+// oneSide reports whether triangle t lies strictly on one side of the
+// plane of triangle u, so that the two cannot intersect (the cheap
+// rejection of Möller's triangle-triangle test).
+func oneSide(pos []vec.Vec3, t, u [3]int32) bool {
+	o := pos[u[0]]
+	n := pos[u[1]].Sub(o).Cross(pos[u[2]].Sub(o))
+	d0, d1, d2 := pos[t[0]].Sub(o).Dot(n), pos[t[1]].Sub(o).Dot(n), pos[t[2]].Sub(o).Dot(n)
+	return d0 > 0 && d1 > 0 && d2 > 0 || d0 < 0 && d1 < 0 && d2 < 0
 }
 
 // separate caps the separating velocity the self-collision pushes of this

@@ -548,3 +548,52 @@ func TestApartAlong(t *testing.T) {
 		t.Fatalf("the test held in %d cases only: it checks too little", held)
 	}
 }
+
+// TestUntangle: an edge of triangle B pierces triangle A's interior at the
+// end of a substep while both its ends stay far from A (no listed pair is
+// flagged crossed): untangle puts both triangles' free vertices back where
+// the substep started, unless the group's rounds converged or the two
+// already crossed at the start.
+func TestUntangle(t *testing.T) {
+	rest := []vec.Vec3{
+		{X: 0, Y: 0, Z: 0}, {X: 1, Y: 0, Z: 0}, {X: 0, Y: 1, Z: 0}, // A, in z = 0
+		{X: 0.2, Y: 0.2, Z: 0.5}, {X: 0.3, Y: 0.2, Z: 0.6}, {X: 0.2, Y: 0.3, Z: 0.6}, // B, above A
+	}
+	tris := [][3]int32{{0, 1, 2}, {3, 4, 5}}
+	p := DefaultParams()
+	p.SelfCollision = true
+	m := newModel(t, rest, tris, []Pin{{Vertex: 0, Stiffness: 1}}, p)
+	x := NewXPBD(m)
+	stepXPBD(t, m, NewState(m), x, nil, 0) // sets up the self-collision
+	sc := x.col.self
+	// vertex 4 swings through A: edge 3-4 pierces it at (0.25, 0.2, 0)
+	moved := slices.Clone(rest)
+	moved[4] = vec.V(0.3, 0.2, -0.5)
+	run := func(prev, pos []vec.Vec3, converged bool) (*State, int) {
+		s := NewState(m)
+		copy(s.Prev, prev)
+		copy(s.Pos, pos)
+		sc.b.s = s
+		sc.vt = []vtPair{{v: 3, t: 0, h: m.Params.Thickness, side: 1}}
+		sc.ee = nil
+		sc.all.near, sc.all.converged = []int32{0}, converged
+		sc.comps.ok = false
+		return s, sc.untangle()
+	}
+	if !trianglesIntersect(moved, tris[0], tris[1]) || trianglesIntersect(rest, tris[0], tris[1]) {
+		t.Fatal("the set-up does not pierce A at the end only")
+	}
+	s, n := run(rest, moved, false)
+	if n != 1 || s.Pos[4] != rest[4] || trianglesIntersect(s.Pos, tris[0], tris[1]) {
+		t.Errorf("untangle put back %d vertices, vertex 4 at %v: want 1 (vertex 4, back at %v) and no crossing", n, s.Pos[4], rest[4])
+	}
+	if s.Pos[0] != rest[0] {
+		t.Errorf("the pinned vertex moved to %v", s.Pos[0])
+	}
+	if _, n := run(rest, moved, true); n != 0 {
+		t.Errorf("converged rounds: untangle put back %d vertices, want 0", n)
+	}
+	if _, n := run(moved, moved, false); n != 0 {
+		t.Errorf("already crossed at the start: untangle put back %d vertices, want 0 (putting back cannot help)", n)
+	}
+}
