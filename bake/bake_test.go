@@ -15,27 +15,43 @@ import (
 	"github.com/drape-sim/drape/meshio"
 )
 
+// objGrid appends to b an n x n grid of quads: the v lines of vertex
+// (row i, column j) at at(i, j), row by row, then its faces, whose OBJ
+// vertex numbers start at first (the number of vertex (0, 0)).
+func objGrid(b *strings.Builder, n, first int, at func(i, j int) vec.Vec3) {
+	for i := range n {
+		for j := range n {
+			p := at(i, j)
+			fmt.Fprintf(b, "v %g %g %g\n", p.X, p.Y, p.Z)
+		}
+	}
+	for i := 0; i+1 < n; i++ {
+		for j := 0; j+1 < n; j++ {
+			a := first + i*n + j
+			fmt.Fprintf(b, "f %d %d %d %d\n", a, a+n, a+n+1, a+1)
+		}
+	}
+}
+
+// writeOBJ writes text as dir/name and returns its path.
+func writeOBJ(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // writeGridOBJ writes an n x n grid of quads, size metres wide, in the XZ
 // plane at height y, and returns its path.
 func writeGridOBJ(t *testing.T, dir string, n int, size, y float64) string {
 	t.Helper()
 	var b strings.Builder
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			fmt.Fprintf(&b, "v %g %g %g\n", -size/2+size*float64(j)/float64(n-1), y, -size/2+size*float64(i)/float64(n-1))
-		}
-	}
-	for i := 0; i+1 < n; i++ {
-		for j := 0; j+1 < n; j++ {
-			a := i*n + j + 1
-			fmt.Fprintf(&b, "f %d %d %d %d\n", a, a+n, a+n+1, a+1)
-		}
-	}
-	p := filepath.Join(dir, "grid.obj")
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	objGrid(&b, n, 1, func(i, j int) vec.Vec3 {
+		return vec.V(-size/2+size*float64(j)/float64(n-1), y, -size/2+size*float64(i)/float64(n-1))
+	})
+	return writeOBJ(t, dir, "grid.obj", b.String())
 }
 
 // hangingScene bakes a 1 m cloth pinned along one edge.

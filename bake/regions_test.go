@@ -4,14 +4,15 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/drape-sim/drape/meshio"
 	"github.com/qmuntal/gltf"
 	"github.com/qmuntal/gltf/modeler"
+
+	"github.com/drape-sim/drape/internal/vec"
+	"github.com/drape-sim/drape/meshio"
 )
 
 // writeSuitOBJ writes two 0.5 m squares (9 x 9 vertices) side by side at
@@ -28,31 +29,16 @@ func writeSuitOBJ(t *testing.T, dir string, jeansOnly bool) string {
 		first = 1
 	}
 	for k := first; k < 2; k++ {
-		for i := range n {
-			for j := range n {
-				fmt.Fprintf(&b, "v %g 1 %g\n", float64(k)+0.5*float64(j)/(n-1), -0.25+0.5*float64(i)/(n-1))
-			}
-		}
-	}
-	for k := first; k < 2; k++ {
 		fmt.Fprintf(&b, "usemtl %s\n", []string{"shirt", "jeans"}[k])
-		base := (k-first)*n*n + 1
-		for i := 0; i+1 < n; i++ {
-			for j := 0; j+1 < n; j++ {
-				a := base + i*n + j
-				fmt.Fprintf(&b, "f %d %d %d %d\n", a, a+n, a+n+1, a+1)
-			}
-		}
+		objGrid(&b, n, (k-first)*n*n+1, func(i, j int) vec.Vec3 {
+			return vec.V(float64(k)+0.5*float64(j)/(n-1), 1, -0.25+0.5*float64(i)/(n-1))
+		})
 	}
 	name := "suit.obj"
 	if jeansOnly {
 		name = "jeans.obj"
 	}
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return writeOBJ(t, dir, name, b.String())
 }
 
 // suitScene bakes input for 12 frames, pinned along its squares' z = -0.25

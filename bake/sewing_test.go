@@ -3,13 +3,14 @@ package bake
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/qmuntal/gltf"
 	"github.com/qmuntal/gltf/modeler"
+
+	"github.com/drape-sim/drape/internal/vec"
 )
 
 // writePanelsOBJ writes two 0.3 m panels of 7 x 7 vertices, 10 cm apart
@@ -20,29 +21,16 @@ func writePanelsOBJ(t *testing.T, dir string, seams bool) string {
 	const n = 7
 	var b strings.Builder
 	for k, off := range []float64{0, 0.4} {
-		for j := range n {
-			for i := range n {
-				fmt.Fprintf(&b, "v %g 1 %g\n", off+0.3*float64(i)/(n-1), 0.3*float64(j)/(n-1))
-			}
-		}
-		base := k*n*n + 1
-		for j := 0; j+1 < n; j++ {
-			for i := 0; i+1 < n; i++ {
-				a := base + j*n + i
-				fmt.Fprintf(&b, "f %d %d %d %d\n", a, a+n, a+n+1, a+1)
-			}
-		}
+		objGrid(&b, n, k*n*n+1, func(j, i int) vec.Vec3 {
+			return vec.V(off+0.3*float64(i)/(n-1), 1, 0.3*float64(j)/(n-1))
+		})
 	}
 	if seams {
 		for j := range n {
 			fmt.Fprintf(&b, "l %d %d\n", j*n+n, n*n+j*n+1)
 		}
 	}
-	p := filepath.Join(dir, "panels.obj")
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return writeOBJ(t, dir, "panels.obj", b.String())
 }
 
 // TestSewingClosesSeams bakes two floating panels sewn at 0.2 m/s with

@@ -769,36 +769,39 @@ func (sc *selfCollision) untangle() int {
 		}
 		return true
 	}
-	groups := []*pairGroup{&sc.all}
-	if !sc.par.classed && sc.comps.ok {
-		groups = groups[:0]
-		for i := range sc.comps.groups {
-			groups = append(groups, &sc.comps.groups[i])
+	// scan tests group g's near pairs, unless its rounds converged
+	scan := func(g *pairGroup) (found bool) {
+		if g.converged {
+			return false
 		}
-	}
-	for round := 0; round < selfFailSafeRounds; round++ {
-		found := false
-		for _, g := range groups {
-			if g.converged {
+		for _, k := range g.near {
+			if k < nvt {
+				p := &sc.vt[k]
+				for _, a := range sc.tree.vertTris[p.v] {
+					found = test(a, p.t) || found
+				}
 				continue
 			}
-			for _, k := range g.near {
-				if k < nvt {
-					p := &sc.vt[k]
-					for _, a := range sc.tree.vertTris[p.v] {
-						found = test(a, p.t) || found
-					}
-					continue
-				}
-				p := &sc.ee[k-nvt]
-				for _, a := range edges[p.e0].Tri {
-					for _, b := range edges[p.e1].Tri {
-						if a >= 0 && b >= 0 {
-							found = test(a, b) || found
-						}
+			p := &sc.ee[k-nvt]
+			for _, a := range edges[p.e0].Tri {
+				for _, b := range edges[p.e1].Tri {
+					if a >= 0 && b >= 0 {
+						found = test(a, b) || found
 					}
 				}
 			}
+		}
+		return found
+	}
+	split := !sc.par.classed && sc.comps.ok
+	for round := 0; round < selfFailSafeRounds; round++ {
+		found := false
+		if split {
+			for i := range sc.comps.groups {
+				found = scan(&sc.comps.groups[i]) || found
+			}
+		} else {
+			found = scan(&sc.all)
 		}
 		if !found {
 			break

@@ -119,27 +119,13 @@ func (m *Model) SewnTriangles() [][3]int32 {
 	if len(m.Params.Seams) == 0 {
 		return m.Topo.Tris
 	}
-	root := make([]int32, len(m.Rest))
-	for i := range root {
-		root[i] = int32(i)
-	}
-	find := func(v int32) int32 {
-		for root[v] != v {
-			root[v] = root[root[v]]
-			v = root[v]
-		}
-		return v
-	}
+	u := newLowUnion(len(m.Rest))
 	for _, s := range m.Params.Seams {
-		a, b := find(s[0]), find(s[1])
-		if a > b {
-			a, b = b, a
-		}
-		root[b] = a
+		u.union(s[0], s[1])
 	}
 	out := make([][3]int32, len(m.Topo.Tris))
 	for i, t := range m.Topo.Tris {
-		out[i] = [3]int32{find(t[0]), find(t[1]), find(t[2])}
+		out[i] = [3]int32{u.find(t[0]), u.find(t[1]), u.find(t[2])}
 	}
 	return out
 }

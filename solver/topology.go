@@ -158,34 +158,14 @@ func NewTopology(numVerts int, tris [][3]int32) (*Topology, error) {
 	}
 
 	// connected pieces by union-find over triangle corners
-	parent := make([]int32, numVerts)
-	for i := range parent {
-		parent[i] = int32(i)
-	}
-	find := func(x int32) int32 {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
+	pieces := newLowUnion(numVerts)
 	used := make([]bool, numVerts)
 	for _, t := range tris {
 		for k := 0; k < 3; k++ {
 			used[t[k]] = true
 		}
-		r0 := find(t[0])
-		for k := 1; k < 3; k++ {
-			if r := find(t[k]); r != r0 {
-				// keep the lower root so roots are each piece's lowest vertex
-				if r < r0 {
-					parent[r0] = r
-					r0 = r
-				} else {
-					parent[r] = r0
-				}
-			}
-		}
+		pieces.union(t[0], t[1])
+		pieces.union(t[0], t[2])
 	}
 	tp.Piece = make([]int32, numVerts)
 	for v := range tp.Piece {
@@ -195,7 +175,7 @@ func NewTopology(numVerts int, tris [][3]int32) (*Topology, error) {
 		if !used[v] {
 			continue
 		}
-		r := find(int32(v))
+		r := pieces.find(int32(v))
 		if int(r) == v {
 			tp.Piece[v] = int32(tp.Pieces)
 			tp.Pieces++
@@ -241,4 +221,35 @@ func VertexMasses(pos []vec.Vec3, tris [][3]int32, density float64) []float64 {
 		m[t[2]] += a
 	}
 	return m
+}
+
+// lowUnion is a union-find over 0..n-1 whose roots are each set's lowest
+// member, so that numbering sets by their roots follows the members'
+// order.
+type lowUnion []int32
+
+func newLowUnion(n int) lowUnion {
+	u := make(lowUnion, n)
+	for i := range u {
+		u[i] = int32(i)
+	}
+	return u
+}
+
+// find returns v's root, halving the path on the way.
+func (u lowUnion) find(v int32) int32 {
+	for u[v] != v {
+		u[v] = u[u[v]]
+		v = u[v]
+	}
+	return v
+}
+
+// union joins the sets of a and b under the lower of their roots.
+func (u lowUnion) union(a, b int32) {
+	ra, rb := u.find(a), u.find(b)
+	if ra > rb {
+		ra, rb = rb, ra
+	}
+	u[rb] = ra
 }
