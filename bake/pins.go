@@ -340,7 +340,7 @@ func (j *Job) attachPins(e int, m *meshio.Mesh, w *meshio.Welded) (solver.Motion
 		return nil, &solver.SampledTrack{Step: seq.Step(), Vertices: verts, Samples: paths}, note, nil
 	}
 	if len(c.Keys) > 0 {
-		return attached{&c.Animated}, nil, "", nil
+		return attached{a: &c.Animated, inv0: c.Animated.Transform(0).Inverse()}, nil, "", nil
 	}
 	return nil, nil, fmt.Sprintf("%s: %s does not move: its pinned vertices hold still", key, j.colliderNames[ci]), nil
 }
@@ -352,8 +352,11 @@ const attachFar = 0.1
 
 // attached carries pins rigidly with a keyed collider: its transform at t
 // after undoing the one at time 0, where the pins start.
-type attached struct{ a *sdf.Animated }
+type attached struct {
+	a    *sdf.Animated
+	inv0 vec.Mat4 // the inverse of a's transform at time 0
+}
 
 func (m attached) At(t float64) vec.Mat4 {
-	return m.a.Transform(t).Mul(m.a.Transform(0).Inverse())
+	return m.a.Transform(t).Mul(m.inv0)
 }
