@@ -300,3 +300,122 @@ func atanPoly(t float64) float64 {
 	hi := c8 + c9*s
 	return t * (lo + s4*(mid+s4*hi))
 }
+
+// dihedralBatch is how many hinges projectDihedrals takes at a time.
+const dihedralBatch = 16
+
+// projectDihedrals applies projectDihedral to the hinges vs (rest angles
+// rest, compliances al·inv) in order, and adds each dlambda to lam[i]
+// when lam is not nil. The hinges must share no vertex (one colour): then
+// each one's result does not depend on the others, and the arithmetic is
+// projectDihedral's, so the positions come out bit for bit the same. It
+// takes them in batches, in three passes per batch (the hinges' geometry,
+// their angles and multipliers, the moves): one hinge's projection is a
+// single chain of dependent square roots, divisions and the arctangent's
+// polynomial, too long for the processor to overlap with the next hinge's,
+// while the passes' short chains over independent hinges do overlap. On
+// the 64 x 64 bench cloth this halves the time per hinge.
+func projectDihedrals(pos []vec.Vec3, w []float64, vs [][4]int32, rest, al []float64, inv float64, lam []float64) {
+	// per hinge of the batch: the normals n1, n2, the hinge's length el,
+	// 1/|n1|², 1/|n2|², |e|², n1·n2, t2, t3, and the angle's y, x, r
+	var (
+		n1, n2              [dihedralBatch][3]float64
+		el, inv1, inv2, e2s [dihedralBatch]float64
+		dots, t2s, t3s      [dihedralBatch]float64
+		ys, xs, rs          [dihedralBatch]float64
+		ok                  [dihedralBatch]bool
+		s2s, s3s            [dihedralBatch]float64
+	)
+	for lo := 0; lo < len(vs); lo += dihedralBatch {
+		batch := vs[lo:min(lo+dihedralBatch, len(vs))]
+		for i, v := range batch {
+			p0, p1, p2, p3 := &pos[v[0]], &pos[v[1]], &pos[v[2]], &pos[v[3]]
+			ex, ey, ez := p1.X-p0.X, p1.Y-p0.Y, p1.Z-p0.Z
+			e2 := ex*ex + ey*ey + ez*ez
+			ok[i] = false
+			if e2 < 1e-24 {
+				continue
+			}
+			ax, ay, az := p2.X-p0.X, p2.Y-p0.Y, p2.Z-p0.Z
+			bx, by, bz := p3.X-p0.X, p3.Y-p0.Y, p3.Z-p0.Z
+			n1x, n1y, n1z := ey*az-ez*ay, ez*ax-ex*az, ex*ay-ey*ax
+			n2x, n2y, n2z := by*ez-bz*ey, bz*ex-bx*ez, bx*ey-by*ex
+			l1 := n1x*n1x + n1y*n1y + n1z*n1z
+			l2 := n2x*n2x + n2y*n2y + n2z*n2z
+			if l1 < 1e-12*e2*e2 || l2 < 1e-12*e2*e2 {
+				continue
+			}
+			ok[i] = true
+			e := math.Sqrt(e2)
+			cx, cy, cz := n1y*n2z-n1z*n2y, n1z*n2x-n1x*n2z, n1x*n2y-n1y*n2x
+			dot := n1x*n2x + n1y*n2y + n1z*n2z
+			ys[i], xs[i], rs[i] = cx*ex+cy*ey+cz*ez, dot*e, e*math.Sqrt(l1*l2)
+			n1[i], n2[i] = [3]float64{n1x, n1y, n1z}, [3]float64{n2x, n2y, n2z}
+			ie2 := 1 / e2
+			el[i], inv1[i], inv2[i], e2s[i], dots[i] = e, 1/l1, 1/l2, e2, dot
+			t2s[i] = (ax*ex + ay*ey + az*ez) * ie2
+			t3s[i] = (bx*ex + by*ey + bz*ez) * ie2
+		}
+		for i, v := range batch {
+			if !ok[i] {
+				continue
+			}
+			k := lo + i
+			var theta float64
+			if x := xs[i]; x >= 0 {
+				theta = 2 * atanPoly(ys[i]/(rs[i]+x))
+			} else {
+				theta = hingeAngle(ys[i], x, rs[i])
+			}
+			c := wrapAngle(theta - rest[k])
+			t2, t3, e2, dot := t2s[i], t3s[i], e2s[i], dots[i]
+			q22, q33, q23 := e2*inv1[i], e2*inv2[i], e2*dot*inv1[i]*inv2[i]
+			u2, u3 := t2-1, t3-1
+			g0 := u2*u2*q22 + u3*u3*q33 + 2*u2*u3*q23
+			g1 := t2*t2*q22 + t3*t3*q33 + 2*t2*t3*q23
+			alphaT := al[k] * inv
+			den := w[v[0]]*g0 + w[v[1]]*g1 + w[v[2]]*q22 + w[v[3]]*q33 + alphaT
+			if den < 1e-30 {
+				ok[i] = false
+				continue
+			}
+			lambda := 0.0
+			if lam != nil {
+				lambda = lam[k]
+			}
+			dl := (-c - alphaT*lambda) / den
+			if lam != nil {
+				lam[k] += dl
+			}
+			s2s[i], s3s[i] = -el[i]*inv1[i]*dl, -el[i]*inv2[i]*dl
+		}
+		for i, v := range batch {
+			if !ok[i] {
+				continue
+			}
+			s2, s3 := s2s[i], s3s[i]
+			t2, t3 := t2s[i], t3s[i]
+			u2, u3 := t2-1, t3-1
+			g2x, g2y, g2z := n1[i][0]*s2, n1[i][1]*s2, n1[i][2]*s2
+			g3x, g3y, g3z := n2[i][0]*s3, n2[i][1]*s3, n2[i][2]*s3
+			w0, w1, w2, w3 := w[v[0]], w[v[1]], w[v[2]], w[v[3]]
+			p0, p1, p2, p3 := &pos[v[0]], &pos[v[1]], &pos[v[2]], &pos[v[3]]
+			if w0 != 0 {
+				p0.X += w0 * (u2*g2x + u3*g3x)
+				p0.Y += w0 * (u2*g2y + u3*g3y)
+				p0.Z += w0 * (u2*g2z + u3*g3z)
+			}
+			if w1 != 0 {
+				p1.X -= w1 * (t2*g2x + t3*g3x)
+				p1.Y -= w1 * (t2*g2y + t3*g3y)
+				p1.Z -= w1 * (t2*g2z + t3*g3z)
+			}
+			p2.X += w2 * g2x
+			p2.Y += w2 * g2y
+			p2.Z += w2 * g2z
+			p3.X += w3 * g3x
+			p3.Y += w3 * g3y
+			p3.Z += w3 * g3z
+		}
+	}
+}

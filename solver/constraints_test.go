@@ -289,3 +289,89 @@ func TestLimitsAllowFolding(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectDihedralsBatched checks that the batched hinge pass moves
+// every vertex and multiplier bit for bit as projectDihedral does hinge by
+// hinge, over each colour of a crumpled grid with pinned vertices, a
+// collapsed hinge and a flat-folded triangle, with and without
+// multipliers, and with hinges past 90 degrees.
+func TestProjectDihedralsBatched(t *testing.T) {
+	pos, tris := gridMesh(12, 12, 1, 1)
+	m := newModel(t, pos, tris, nil, DefaultParams())
+	rnd := uint64(7)
+	next := func() float64 {
+		rnd = rnd*6364136223846793005 + 1442695040888963407
+		return float64(rnd>>11)/float64(1<<53)*2 - 1
+	}
+	for i := range pos {
+		pos[i] = pos[i].Add(vec.V(0.02*next(), 0.05*next(), 0.02*next()))
+	}
+	// a hinge whose edge collapses, and one whose triangle is a sliver
+	b := &m.bend
+	h0, h1 := b.v[3], b.v[40]
+	pos[h0[1]] = pos[h0[0]]
+	pos[h1[2]] = pos[h1[0]].Lerp(pos[h1[1]], 0.5)
+	// hinges folded nearly flat onto themselves (past 90 degrees)
+	folded := 0
+	for _, k := range []int{10, 60, 100, 150} {
+		h := b.v[k]
+		pos[h[3]] = pos[h[2]].Add(vec.V(0.001, 0.002, -0.001))
+	}
+	for _, h := range b.v {
+		e := pos[h[1]].Sub(pos[h[0]])
+		n1 := e.Cross(pos[h[2]].Sub(pos[h[0]]))
+		n2 := pos[h[3]].Sub(pos[h[0]]).Cross(e)
+		if n1.Dot(n2) < 0 {
+			folded++
+		}
+	}
+	if folded == 0 {
+		t.Fatal("no hinge is past 90 degrees")
+	}
+	w := make([]float64, len(pos))
+	for i := range w {
+		w[i] = 1 + next()
+	}
+	w[5], w[77] = 0, 0
+	const inv = 1e5
+	for _, withLam := range []bool{false, true} {
+		got := append([]vec.Vec3(nil), pos...)
+		want := append([]vec.Vec3(nil), pos...)
+		var lamGot, lamWant []float64
+		if withLam {
+			lamGot, lamWant = make([]float64, len(b.v)), make([]float64, len(b.v))
+			for i := range lamGot {
+				lamGot[i] = 0.01 * next()
+				lamWant[i] = lamGot[i]
+			}
+		}
+		for c := 0; c+1 < len(b.colours); c++ {
+			lo, hi := b.colours[c], b.colours[c+1]
+			var lam []float64
+			if withLam {
+				lam = lamGot[lo:hi]
+			}
+			projectDihedrals(got, w, b.v[lo:hi], b.rest[lo:hi], b.alpha[lo:hi], inv, lam)
+			for k := lo; k < hi; k++ {
+				l := 0.0
+				if withLam {
+					l = lamWant[k]
+				}
+				dl := projectDihedral(want, w, b.v[k], b.rest[k], b.alpha[k]*inv, l)
+				if withLam {
+					lamWant[k] += dl
+				}
+			}
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("lam %v: vertex %d at %v, hinge by hinge %v", withLam, i, got[i], want[i])
+			}
+		}
+		for k := range lamGot {
+			if math.Float64bits(lamGot[k]) != math.Float64bits(lamWant[k]) {
+				t.Fatalf("multiplier %d = %g, hinge by hinge %g", k, lamGot[k], lamWant[k])
+			}
+		}
+	}
+}

@@ -375,18 +375,11 @@ func (x *XPBD) projectBend(lo, hi int) {
 // projectBendRange projects bending constraints [lo, hi) of one colour.
 func (x *XPBD) projectBendRange(lo, hi int) {
 	b := &x.m.bend
-	pos, w, inv := x.s.Pos, x.m.InvMass, x.invDt2
-	vs, rest, al := b.v[lo:hi], b.rest[lo:hi], b.alpha[lo:hi]
-	if x.lamB == nil {
-		for i, v := range vs {
-			projectDihedral(pos, w, v, rest[i], al[i]*inv, 0)
-		}
-		return
+	var lam []float64
+	if x.lamB != nil {
+		lam = x.lamB[lo:hi]
 	}
-	lam := x.lamB[lo:hi]
-	for i, v := range vs {
-		lam[i] += projectDihedral(pos, w, v, rest[i], al[i]*inv, lam[i])
-	}
+	projectDihedrals(x.s.Pos, x.m.InvMass, b.v[lo:hi], b.rest[lo:hi], b.alpha[lo:hi], x.invDt2, lam)
 }
 
 func (x *XPBD) projectTethers(lo, hi int) {
