@@ -351,7 +351,7 @@ func TestProjectDihedralsBatched(t *testing.T) {
 			if withLam {
 				lam = lamGot[lo:hi]
 			}
-			projectDihedrals(got, w, b.v[lo:hi], b.rest[lo:hi], b.alpha[lo:hi], inv, lam)
+			projectDihedrals(got, w, b.v[lo:hi], b.rest[lo:hi], b.alpha[lo:hi], inv, lam, nil)
 			for k := lo; k < hi; k++ {
 				l := 0.0
 				if withLam {

@@ -379,7 +379,7 @@ func (x *XPBD) projectBendRange(lo, hi int) {
 	if x.lamB != nil {
 		lam = x.lamB[lo:hi]
 	}
-	projectDihedrals(x.s.Pos, x.m.InvMass, b.v[lo:hi], b.rest[lo:hi], b.alpha[lo:hi], x.invDt2, lam)
+	projectDihedrals(x.s.Pos, x.m.InvMass, b.v[lo:hi], b.rest[lo:hi], b.alpha[lo:hi], x.invDt2, lam, nil)
 }
 
 func (x *XPBD) projectTethers(lo, hi int) {
