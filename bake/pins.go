@@ -205,12 +205,7 @@ func pinTrack(sc *Scene, e int, m *meshio.Mesh, w *meshio.Welded, sel []pinSel) 
 			first[v] = i
 		}
 	}
-	tr = &solver.SampledTrack{Step: 1 / sc.FPS}
-	for _, ps := range sel {
-		if ps.entry == e {
-			tr.Vertices = append(tr.Vertices, ps.vertex)
-		}
-	}
+	tr = &solver.SampledTrack{Step: 1 / sc.FPS, Vertices: entryVertices(sel, e)}
 	opt := inputReadOptions(sc)
 	tr.Samples = make([][]vec.Vec3, len(pc.Frames))
 	for k, f := range pc.Frames {
@@ -236,6 +231,18 @@ func pinTrack(sc *Scene, e int, m *meshio.Mesh, w *meshio.Welded, sel []pinSel) 
 			key, path, off, at)
 	}
 	return tr, note, nil
+}
+
+// entryVertices returns the vertices sel pins for scene pin entry e, in
+// sel's order.
+func entryVertices(sel []pinSel, e int) []int32 {
+	var out []int32
+	for _, ps := range sel {
+		if ps.entry == e {
+			out = append(out, ps.vertex)
+		}
+	}
+	return out
 }
 
 // pinTargets builds the solver's pins from j.Pins: the vertices of each
@@ -308,12 +315,7 @@ func (j *Job) attachPins(e int, m *meshio.Mesh, w *meshio.Welded) (solver.Motion
 			fmt.Sprintf("names no collider (%s); give the collider a \"name\" or use a collider node's name", have))
 	}
 	c := &j.Colliders[ci]
-	var verts []int32
-	for _, ps := range j.Pins {
-		if ps.entry == e {
-			verts = append(verts, ps.vertex)
-		}
-	}
+	verts := entryVertices(j.Pins, e)
 	if seq, ok := c.Shape.(*sdf.MeshSequence); ok && len(c.Keys) == 0 {
 		points := make([]vec.Vec3, len(verts))
 		for i, v := range verts {

@@ -44,14 +44,20 @@ func bentEdge(rest []vec.Vec3) [][]vec.Vec3 {
 	return out
 }
 
-func TestPinsFollowACache(t *testing.T) {
-	dir := t.TempDir()
-	sc := hangingScene(t, dir, 13, "out.glb")
+// bentEdgeOf is bentEdge of scene sc's input vertices.
+func bentEdgeOf(t *testing.T, sc *Scene) [][]vec.Vec3 {
+	t.Helper()
 	m, err := meshio.Read(sc.Input, meshio.DefaultReadOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	frames := bentEdge(m.SourcePositions)
+	return bentEdge(m.SourcePositions)
+}
+
+func TestPinsFollowACache(t *testing.T) {
+	dir := t.TempDir()
+	sc := hangingScene(t, dir, 13, "out.glb")
+	frames := bentEdgeOf(t, sc)
 	sc.Pins[0].Cache = writeCache(t, dir, "edge.pc2", frames)
 	j, rec := prepareAndSimulate(t, sc)
 	if len(j.Warnings) > 0 {
@@ -78,11 +84,7 @@ func TestPinsFollowACache(t *testing.T) {
 func TestPinCacheErrors(t *testing.T) {
 	dir := t.TempDir()
 	sc := hangingScene(t, dir, 4, "out.glb")
-	m, err := meshio.Read(sc.Input, meshio.DefaultReadOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	frames := bentEdge(m.SourcePositions)
+	frames := bentEdgeOf(t, sc)
 	good := writeCache(t, dir, "edge.pc2", frames)
 	short := writeCache(t, dir, "short.pc2", [][]vec.Vec3{frames[0][:3]})
 	moved := make([][]vec.Vec3, len(frames))

@@ -225,7 +225,7 @@ func newTriTree(rest []vec.Vec3, topo *Topology) *triTree {
 	}
 	tt.runSubtrees = func(lo, hi int) {
 		for _, root := range tt.subtrees[lo:hi] {
-			for id := root + 2*tt.nodes[root].size - 2; id >= root; id-- {
+			for id := tt.last(root); id >= root; id-- {
 				tt.merge(id)
 			}
 		}
@@ -599,6 +599,13 @@ func (tt *triTree) finish(id int32) {
 	ns.ok = ns.area.Dot(a)/2 <= shadow
 }
 
+// last returns the last node of node id's subtree, whose nodes are
+// id..last (a subtree of k leaves holds 2k-1 nodes, numbered in walk
+// order).
+func (tt *triTree) last(id int32) int32 {
+	return id + 2*tt.nodes[id].size - 2
+}
+
 // flat reports whether node id cannot touch itself (see finish).
 func (tt *triTree) flat(id int32) bool {
 	return tt.nd[id].ok
@@ -667,7 +674,7 @@ func (tt *triTree) uncull(tris [][3]int32, turn []bool, tops, fans []int32) ([]i
 	// a cull still relies on
 	for _, top := range tops[t0:] {
 		tt.nd[top].top = -1
-		for id := top + 1; id <= top+2*tt.nodes[top].size-2; id++ {
+		for id := top + 1; id <= tt.last(top); id++ {
 			ns := &tt.nd[id]
 			ns.top = tt.nd[tt.parent[id]].top
 			if tt.nodes[id].left >= 0 {

@@ -755,7 +755,7 @@ func (sc *selfCollision) untangle() int {
 	// now but not at the substep's start, and if so puts theirs back
 	test := func(a, b int32) bool {
 		ta, tb := tris[a], tris[b]
-		if oneSide(pos, ta, tb) || oneSide(pos, tb, ta) || shareVertex(ta, tb) ||
+		if shareVertex(ta, tb) || oneSide(pos, ta, tb) || oneSide(pos, tb, ta) ||
 			!trianglesIntersect(pos, ta, tb) || trianglesIntersect(prev, ta, tb) {
 			return false
 		}
@@ -1063,7 +1063,7 @@ func (sc *selfCollision) uncut(sl *pairSlot, k int) {
 	within := func(a, b int32) bool {
 		la, lb := tt.leaf[a], tt.leaf[b]
 		for _, top := range sc.tops {
-			last := top + 2*tt.nodes[top].size - 2
+			last := tt.last(top)
 			if top <= la && la <= last && top <= lb && lb <= last {
 				return true
 			}
