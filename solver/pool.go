@@ -9,12 +9,18 @@ import (
 // pool runs data-parallel phases on persistent worker goroutines. The
 // calling goroutine takes part in every phase. A phase is cut into chunks
 // that the caller and the workers claim from one atomic ticket (phase
-// generation in the high 32 bits, the phase's chunk count in the next 16
-// and the next chunk in the low 16), so the caller
+// generation in the high 32 bits, then the phase's chunk count and the
+// chunks claimed from its front and from its back), so the caller
 // never waits for a worker that has not started: on a busy machine, where
 // a worker's thread may be descheduled for milliseconds, the caller simply
 // runs the remaining chunks itself and waits only for chunks already
-// claimed. Workers spin between phases (see spinIdle), then sleep on a
+// claimed. The caller claims chunks from the front and the workers from
+// the back: the colours of a constraint set are in mesh order, so on two
+// threads each goroutine tends to run the same half of the cloth in every
+// phase and finds its vertices in its own core's cache (the 64 x 64
+// sphere drape without self-collision, 2 threads: 9.14-9.41 ms/frame
+// claiming from one end, 9.03-9.18 from both, 6 interleaved bakes each).
+// Workers spin between phases (see spinIdle), then sleep on a
 // condition variable until the next phase, and park on a channel between
 // Steps.
 //
@@ -23,7 +29,7 @@ import (
 // number of workers or on who ran what.
 type pool struct {
 	n      int
-	ticket atomic.Uint64 // gen<<32 | chunks<<16 | next chunk
+	ticket atomic.Uint64 // gen<<32 | chunks<<2·chunkBits | back<<chunkBits | front
 	done   atomic.Int64  // chunks finished in the current phase
 	// phase description, written by the caller before it publishes the
 	// phase's ticket and read by a worker only after it claimed a chunk
@@ -54,6 +60,13 @@ type pool struct {
 	awake    bool
 	parked   sync.WaitGroup
 }
+
+// A phase's ticket holds its chunk count, and how many chunks were claimed
+// from its front and from its back, in chunkBits each.
+const (
+	chunkBits = 10
+	chunkMask = 1<<chunkBits - 1
+)
 
 // minChunk is the smallest number of items worth handing to another worker.
 const minChunk = 1024
@@ -105,7 +118,7 @@ func (p *pool) worker(wake chan uint64) {
 				p.parked.Done()
 				break
 			}
-			p.claim(last)
+			p.claim(last, true)
 		}
 	}
 }
@@ -154,18 +167,23 @@ func (s *spinner) over(d time.Duration) bool {
 	return !now.Before(s.until)
 }
 
-// claim runs chunks of phase gen until none is left.
-func (p *pool) claim(gen uint64) {
+// claim runs chunks of phase gen until none is left: the caller takes
+// them from the front, the workers (back) from the back.
+func (p *pool) claim(gen uint64, back bool) {
 	for {
 		t := p.ticket.Load()
 		if t>>32 != gen {
 			return
 		}
-		c, nc := int(t&0xffff), int(t>>16&0xffff)
-		if c >= nc {
+		f, b, nc := int(t&chunkMask), int(t>>chunkBits&chunkMask), int(t>>(2*chunkBits)&chunkMask)
+		if f+b >= nc {
 			return
 		}
-		if !p.ticket.CompareAndSwap(t, t+1) {
+		c, inc := f, uint64(1)
+		if back {
+			c, inc = nc-1-b, 1<<chunkBits
+		}
+		if !p.ticket.CompareAndSwap(t, t+inc) {
 			continue
 		}
 		lo := c * p.size
@@ -218,7 +236,7 @@ func (p *pool) publish(count int, fn func(lo, hi int), size int) {
 	}
 	p.done.Store(0)
 	gen := p.ticket.Load()>>32 + 1
-	p.ticket.Store(gen<<32 | uint64(nc)<<16)
+	p.ticket.Store(gen<<32 | uint64(nc)<<(2*chunkBits))
 	if p.sleepers.Load() > 0 {
 		p.mu.Lock()
 		p.cond.Broadcast()
@@ -254,13 +272,13 @@ func (p *pool) runWork(count, work, grain int, fn func(lo, hi int)) {
 	}
 	// 2 chunks per worker (4 cost 5 % more on a 64 x 64 cloth, whose
 	// phases are small: 32 per substep), at least grain/2 work each, and
-	// at most 1<<16 - 1 chunks
+	// at most chunkMask chunks
 	chunks := min(2*p.n, work/(grain/2), count)
-	size := max((count+chunks-1)/chunks, count/0xffff+1)
+	size := max((count+chunks-1)/chunks, count/chunkMask+1)
 	p.publish(count, fn, size)
 	t := p.ticket.Load()
-	p.claim(t >> 32)
-	if p.wait(int64(t >> 16 & 0xffff)) {
+	p.claim(t>>32, false)
+	if p.wait(int64(t >> (2 * chunkBits) & chunkMask)) {
 		p.stalls++
 	}
 }
