@@ -167,6 +167,15 @@ func (s *spinner) over(d time.Duration) bool {
 	return !now.Before(s.until)
 }
 
+// poll counts a poll of a spin-wait that has no deadline, yielding the core
+// every 64.
+func (s *spinner) poll() {
+	s.polls++
+	if s.polls&63 == 0 {
+		yield()
+	}
+}
+
 // claim runs chunks of phase gen until none is left: the caller takes
 // them from the front, the workers (back) from the back.
 func (p *pool) claim(gen uint64, back bool) {
@@ -242,6 +251,25 @@ func (p *pool) publish(count int, fn func(lo, hi int), size int) {
 		p.cond.Broadcast()
 		p.mu.Unlock()
 	}
+}
+
+// runSlots calls fn(i, i+1) for every i in [0, n), n at most the number
+// of goroutines, and waits for all. The calls may wait for each other
+// (projGraph): a goroutine runs one call at a time, and only the goroutines
+// not running one claim the next, so every call gets a goroutine of its
+// own while the others wait. It reports false, calling nothing, when the
+// workers are not running.
+func (p *pool) runSlots(n int, fn func(lo, hi int)) bool {
+	if p.n == 1 || !p.awake || n > p.n {
+		return false
+	}
+	p.publish(n, fn, 1)
+	t := p.ticket.Load()
+	p.claim(t>>32, false)
+	if p.wait(int64(n)) {
+		p.stalls++
+	}
+	return true
 }
 
 // run calls fn over [0, count) split among the workers and waits for all.

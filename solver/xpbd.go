@@ -19,8 +19,9 @@ import (
 //
 //	predict:  v ← v·exp(-Damping·dt) + a·dt;  prev ← x;  x ← x + v·dt
 //	project:  hard pins, soft pins, stretch limits (limits.go, coarse
-//	          levels first), stretch, bending (each by colour), tethers,
-//	          colliders
+//	          levels first), stretch, bending (each by colour; on several
+//	          threads by tasks that wait only for their neighbours,
+//	          graph.go), tethers, colliders
 //	velocity: v ← (x - prev)/dt
 //
 // This is symplectic Euler, that is leapfrog with the velocity half a
@@ -53,6 +54,10 @@ type XPBD struct {
 	fnBend  func(lo, hi int)
 	fnTeth  func(lo, hi int)
 	substep func(k, n int, t, dt float64)
+
+	// the projection by tasks (graph.go): nil on one thread
+	graph    *projGraph
+	fnOwners func(lo, hi int)
 
 	// sleeping (sleep.go): nil without Params.Sleep
 	sl          *sleeper
@@ -90,6 +95,10 @@ func NewXPBD(m *Model) *XPBD {
 	x.fnPred, x.fnVel = x.predict, x.updateVel
 	x.fnStr, x.fnBend, x.fnTeth = x.projectStretch, x.projectBend, x.projectTethers
 	x.substep = x.step
+	if n := graphOwners(m, x.pool.n); n > 1 {
+		x.graph = newProjGraph(m, n)
+		x.fnOwners = x.runOwners
+	}
 	runtime.AddCleanup(x, func(p *pool) { p.close() }, x.pool)
 	return x
 }
@@ -157,9 +166,11 @@ func (x *XPBD) step(k, n int, t, dt float64) {
 			}
 			continue
 		}
-		x.runLimits()
-		x.runColours(m.stretch.colours, x.fnStr)
-		x.runColours(m.bend.colours, x.fnBend)
+		if x.graph == nil || x.pool.coarse > 0 || !x.runGraph() {
+			x.runLimits()
+			x.runColours(m.stretch.colours, x.fnStr)
+			x.runColours(m.bend.colours, x.fnBend)
+		}
 		if len(m.volumes) > 0 {
 			m.projectVolumes(x.s.Pos, x.volGrad, t+dt)
 		}
