@@ -1,6 +1,10 @@
 package solver
 
-import "sync/atomic"
+import (
+	"slices"
+	"sort"
+	"sync/atomic"
+)
 
 // A substep's constraint projection is a sequence of phases (the limit
 // colours, the stretch colours, the bending colours), and by phase, with
@@ -47,8 +51,16 @@ type projGraph struct {
 	gen    uint32
 }
 
-// graphTaskMin is the fewest constraints of an average colour per task.
+// graphTaskMin is the fewest constraints of an average colour per
+// goroutine.
 const graphTaskMin = 64
+
+// A goroutine's part of a phase is cut into up to graphSub tasks of at
+// least graphPieceMin work units (constraints, or a chain's limits).
+const (
+	graphSub      = 4
+	graphPieceMin = 32
+)
 
 // graphOwners returns how many goroutines of threads share the projection
 // of m by tasks: as many as keep an average colour's tasks at least
@@ -63,34 +75,66 @@ func graphOwners(m *Model, threads int) int {
 }
 
 // newProjGraph cuts the projection phases of m among owners goroutines.
+// The stretch and bending constraints of a colour are sorted by their
+// first vertex (the lower of their edge's), so the cloth's vertices are
+// cut once into owners·sub ranges of about equal work, and every such
+// phase into the tasks of those ranges: goroutine o's tasks lie in the
+// same vertex range in every phase (sub of them per phase, which it runs
+// the farthest from its neighbours' ranges first), and wait for other
+// goroutines only along the borders of its range. The limit chains, which
+// cross the cloth, are cut by work.
 func newProjGraph(m *Model, owners int) *projGraph {
 	g := &projGraph{own: make([][]int32, owners), depOff: []int32{0}}
+	st, bd := &m.stretch, &m.bend
+	nc := len(st.colours) + len(bd.colours) - 2
+	sub := max(1, min(graphSub, (len(st.v)+len(bd.v))/max(1, nc*owners*graphPieceMin)))
+	n := owners * sub
+	// the vertex ranges: bound[j] is the first vertex of range j
+	work := make([]int, len(m.Rest)+1)
+	for _, e := range st.v {
+		work[e[0]]++
+	}
+	for _, h := range bd.v {
+		work[h[0]]++
+	}
+	total := len(st.v) + len(bd.v)
+	bound := make([]int32, n+1)
+	bound[n] = int32(len(m.Rest))
+	acc, j := 0, 1
+	for v := range m.Rest {
+		for j < n && acc*n >= j*total {
+			bound[j] = int32(v)
+			j++
+		}
+		acc += work[v]
+	}
+	for ; j < n; j++ {
+		bound[j] = int32(len(m.Rest))
+	}
+
 	last := make([]int32, len(m.Rest)) // per vertex: the last task touching it
 	for v := range last {
 		last[v] = -1
 	}
 	var seen []int32 // per task: the last task that listed it as a dependency
-	// add cuts the phase of items [lo, hi), item i holding work(i) units,
-	// into owners tasks of about equal work
-	add := func(kind uint8, lo, hi int, work func(i int) int, verts func(i int, f func(v int32))) {
-		total := 0
-		for i := lo; i < hi; i++ {
-			total += work(i)
+	type piece struct {
+		t    int32
+		dist int // tasks between it and a neighbour's range
+	}
+	mine := make([][]piece, owners)
+	// add makes the tasks of one phase: piece j of its items is items
+	// [cut[j], cut[j+1])
+	add := func(kind uint8, cut []int, verts func(i int, f func(v int32))) {
+		for o := range mine {
+			mine[o] = mine[o][:0]
 		}
-		a, acc := lo, 0
-		for o := range owners {
-			// up to (o+1)/owners of the phase's work
-			b := a
-			for b < hi && (o == owners-1 || (acc+work(b))*owners <= (o+1)*total) {
-				acc += work(b)
-				b++
-			}
+		for j := range n {
+			a, b := cut[j], cut[j+1]
 			if b == a {
 				continue
 			}
 			t := int32(len(g.tasks))
 			g.tasks = append(g.tasks, projTask{kind, int32(a), int32(b)})
-			g.own[o] = append(g.own[o], t)
 			seen = append(seen, -1)
 			for i := a; i < b; i++ {
 				verts(i, func(v int32) {
@@ -104,33 +148,65 @@ func newProjGraph(m *Model, owners int) *projGraph {
 				verts(i, func(v int32) { last[v] = t })
 			}
 			g.depOff = append(g.depOff, int32(len(g.deps)))
-			a = b
+			o, q := j/sub, j%sub
+			dist := sub
+			if o > 0 {
+				dist = q
+			}
+			if o < owners-1 {
+				dist = min(dist, sub-1-q)
+			}
+			mine[o] = append(mine[o], piece{t, dist})
+		}
+		for o, ps := range mine {
+			slices.SortStableFunc(ps, func(x, y piece) int { return y.dist - x.dist })
+			for _, p := range ps {
+				g.own[o] = append(g.own[o], p.t)
+			}
 		}
 	}
-	one := func(int) int { return 1 }
+	cut := make([]int, n+1)
+	// byVertex cuts items [lo, hi), sorted by first vertex key(i), at the
+	// vertex ranges (were they not sorted, the cuts would still be in
+	// order and hold every item once, only less evenly)
+	byVertex := func(lo, hi int, key func(i int) int32) []int {
+		cut[0] = lo
+		for j := 1; j < n; j++ {
+			cut[j] = max(cut[j-1], lo+sort.Search(hi-lo, func(i int) bool { return key(lo+i) >= bound[j] }))
+		}
+		cut[n] = hi
+		return cut
+	}
 	l := &m.limit
 	for c := 0; c+1 < len(l.colours); c++ {
-		add(taskLimits, l.colours[c], l.colours[c+1],
-			func(k int) int { return int(l.chainOff[k+1] - l.chainOff[k]) },
-			func(k int, f func(v int32)) {
-				for i := l.chainOff[k]; i < l.chainOff[k+1]; i++ {
-					for _, v := range l.path[l.off[i]:l.off[i+1]] {
-						f(v)
-					}
+		// by work: a chain holds chainOff[k+1]-chainOff[k] limits
+		lo, hi := l.colours[c], l.colours[c+1]
+		w := int(l.chainOff[hi] - l.chainOff[lo])
+		k := lo
+		for j := range n {
+			cut[j] = k
+			for k < hi && int(l.chainOff[k+1]-l.chainOff[lo])*n <= (j+1)*w {
+				k++
+			}
+		}
+		cut[n] = hi
+		add(taskLimits, cut, func(k int, f func(v int32)) {
+			for i := l.chainOff[k]; i < l.chainOff[k+1]; i++ {
+				for _, v := range l.path[l.off[i]:l.off[i+1]] {
+					f(v)
 				}
-			})
-	}
-	s := &m.stretch
-	for c := 0; c+1 < len(s.colours); c++ {
-		add(taskStretch, s.colours[c], s.colours[c+1], one, func(i int, f func(v int32)) {
-			f(s.v[i][0])
-			f(s.v[i][1])
+			}
 		})
 	}
-	b := &m.bend
-	for c := 0; c+1 < len(b.colours); c++ {
-		add(taskBend, b.colours[c], b.colours[c+1], one, func(i int, f func(v int32)) {
-			for _, v := range b.v[i] {
+	for c := 0; c+1 < len(st.colours); c++ {
+		add(taskStretch, byVertex(st.colours[c], st.colours[c+1], func(i int) int32 { return st.v[i][0] }), func(i int, f func(v int32)) {
+			f(st.v[i][0])
+			f(st.v[i][1])
+		})
+	}
+	for c := 0; c+1 < len(bd.colours); c++ {
+		add(taskBend, byVertex(bd.colours[c], bd.colours[c+1], func(i int) int32 { return bd.v[i][0] }), func(i int, f func(v int32)) {
+			for _, v := range bd.v[i] {
 				f(v)
 			}
 		})
