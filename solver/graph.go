@@ -15,18 +15,17 @@ import (
 // share a vertex with it to be done; the rest of the cloth may still be a
 // phase behind.
 //
-// projGraph runs the projection so: every phase is cut into one task per
-// goroutine (by work), goroutine o runs task o of every phase in phase
-// order, and before a task it waits only for the tasks it depends on: for
-// each of its vertices, the last earlier task that touched the vertex. A
-// constraint then reads and writes every vertex in the same order as
-// phase by phase (everything that touched the vertex before is done,
-// nothing after has started), so the arithmetic, and the result, are those
-// of the phases, bit for bit, whatever the number of goroutines. The
-// constraints of a colour are in mesh order, so task o of each phase lies
-// in about the same part of the cloth: a goroutine finds its vertices in
-// its own core's cache, and waits only along the borders with its
-// neighbours' parts.
+// projGraph runs the projection so: the phases are cut into tasks, each
+// owned by one goroutine, which runs its tasks in phase order and, before
+// a task, waits only for the tasks it depends on: for each of its
+// vertices, the last earlier task that touched the vertex. A constraint
+// then reads and writes every vertex in the same order as phase by phase
+// (everything that touched the vertex before is done, nothing after has
+// started), so the arithmetic, and the result, are those of the phases,
+// bit for bit, whatever the number of goroutines. A goroutine's tasks lie
+// in the same part of the cloth in every phase (see newProjGraph): it
+// finds its vertices in its own core's cache, and waits only along the
+// borders with its neighbours' parts.
 
 // Task kinds.
 const (
