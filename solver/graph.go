@@ -48,6 +48,7 @@ type projGraph struct {
 	deps   []int32
 	done   []atomic.Uint32 // per task: the run (gen) it last finished in
 	gen    uint32
+	stalls atomic.Int32 // waits for a task longer than spinWait (runOwners)
 }
 
 // graphTaskMin is the fewest constraints of an average colour per
@@ -226,7 +227,14 @@ func (x *XPBD) runGraph() bool {
 		}
 		g.gen = 1
 	}
-	return x.pool.runSlots(len(g.own), x.fnOwners)
+	if !x.pool.runSlots(len(g.own), x.fnOwners) {
+		return false
+	}
+	// stalls count towards the pool's coarse grain, under which the
+	// projection runs phase by phase: a phase never waits for a worker
+	// that has not started
+	x.pool.stalls += int(g.stalls.Swap(0))
+	return true
 }
 
 // runOwners runs the tasks of goroutines [lo, hi) in turn.
@@ -235,9 +243,18 @@ func (x *XPBD) runOwners(lo, hi int) {
 	for o := lo; o < hi; o++ {
 		for _, t := range g.own[o] {
 			for _, d := range g.deps[g.depOff[t]:g.depOff[t+1]] {
+				if g.done[d].Load() == g.gen {
+					continue
+				}
+				// a wait longer than spinWait is a stall: the owner of
+				// d was descheduled, as on a machine busy with other work
 				var s spinner
+				stalled := false
 				for g.done[d].Load() != g.gen {
-					s.poll()
+					if s.over(spinWait) && !stalled {
+						stalled = true
+						g.stalls.Add(1)
+					}
 				}
 			}
 			k := g.tasks[t]

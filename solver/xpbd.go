@@ -55,7 +55,8 @@ type XPBD struct {
 	fnTeth  func(lo, hi int)
 	substep func(k, n int, t, dt float64)
 
-	// the projection by tasks (graph.go): nil on one thread
+	// the projection by tasks (graph.go): nil on one thread or a small
+	// cloth
 	graph    *projGraph
 	fnOwners func(lo, hi int)
 
