@@ -90,7 +90,7 @@ func newProjGraph(m *Model, owners int) *projGraph {
 	sub := max(1, min(graphSub, (len(st.v)+len(bd.v))/max(1, nc*owners*graphPieceMin)))
 	n := owners * sub
 	// the vertex ranges: bound[j] is the first vertex of range j
-	work := make([]int, len(m.Rest)+1)
+	work := make([]int, len(m.Rest))
 	for _, e := range st.v {
 		work[e[0]]++
 	}
