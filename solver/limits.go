@@ -6,10 +6,11 @@ import (
 	"github.com/drape-sim/drape/internal/vec"
 )
 
-// This file builds the hierarchical stretch limits: unilateral distance
-// constraints |x_i - x_j| <= d_ij between vertices 2, 4, 8, ... edge
-// lengths apart, where d_ij is the rest length of the shortest edge path
-// from i to j.
+// This file builds the hierarchical stretch limits: unilateral rope
+// constraints along chains of nearly straight edges, each spanning 4, 8,
+// 16, ... edges of its chain: the length of the path through every
+// (span/4)-th chain vertex between its ends may not exceed d_ij, the rest
+// length of the edge path between them (projectRope).
 //
 // Why: XPBD projects each constraint once per substep (Macklin et al. 2019),
 // and one Gauss-Seidel sweep moves a correction only a few edges, so a
@@ -24,9 +25,10 @@ import (
 // They do not stop the cloth folding or buckling: a path of edges cannot
 // get longer than its rest length without stretching an edge, so a limit
 // binds only where the fabric itself is stretched, and it never pushes two
-// vertices apart (the multiplier is kept <= 0, like a tether's). A limit
-// is kept only where the path is straight at rest (d_ij within 1 % of the
-// rest distance |X_i - X_j|), which is where it adds information. Its
+// vertices apart (the multiplier is kept <= 0, like a tether's). The
+// chains turn at most 15 degrees at each vertex (grid lines and their
+// analogues), which is where a limit adds information: along a nearly
+// straight path the rope is taut as soon as the fabric stretches. Its
 // compliance is the series compliance of the edges it spans, so a level of
 // limits is mechanically a set of extra fibres; in the fully stretched
 // limit the smooth tensile response is at most about twice
@@ -47,10 +49,6 @@ type limitBlock struct {
 	chainOff []int32   // chain k holds limits chainOff[k]:chainOff[k+1]
 	colours  []int     // colour c is chains colours[c]:colours[c+1]
 }
-
-// limitStraightTol is how much longer than the rest distance a path may be
-// for its limit to be kept.
-const limitStraightTol = 0.01
 
 // vertexAdjacency returns the CSR vertex adjacency of the topology's edges.
 func (m *Model) vertexAdjacency() (start, adj []int32) {
@@ -93,10 +91,9 @@ const limitMinCos = 0.966
 // least, if the turn is below 15 degrees and (v, w) also picks (u, v) back.
 // Along each chain c_0 .. c_L it adds limits between c_{j·s} and
 // c_{min((j+1)·s, L)} for s = 4, 8, 16, ... <= L, with maxLen the rest path
-// length between them, and keeps those whose path is within 1 % of
-// straight. About one limit per edge in all. Each chain keeps its limits
-// together, coarse levels first, and the chains are coloured so that no two
-// of one colour share a vertex.
+// length between them: about one limit per edge in all. Each chain keeps
+// its limits together, coarse levels first, and the chains are coloured so
+// that no two of one colour share a vertex.
 func (m *Model) buildLimits() {
 	b := &m.limit
 	b.colours = []int{0}
