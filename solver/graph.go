@@ -122,9 +122,10 @@ func newProjGraph(m *Model, owners int) *projGraph {
 		dist int // tasks between it and a neighbour's range
 	}
 	mine := make([][]piece, owners)
+	var vs []int32 // a task's vertices
 	// add makes the tasks of one phase: piece j of its items is items
 	// [cut[j], cut[j+1])
-	add := func(kind uint8, cut []int, verts func(i int, f func(v int32))) {
+	add := func(kind uint8, cut []int, verts func(vs []int32, i int) []int32) {
 		for o := range mine {
 			mine[o] = mine[o][:0]
 		}
@@ -136,16 +137,18 @@ func newProjGraph(m *Model, owners int) *projGraph {
 			t := int32(len(g.tasks))
 			g.tasks = append(g.tasks, projTask{kind, int32(a), int32(b)})
 			seen = append(seen, -1)
+			vs = vs[:0]
 			for i := a; i < b; i++ {
-				verts(i, func(v int32) {
-					if d := last[v]; d >= 0 && seen[d] != t {
-						seen[d] = t
-						g.deps = append(g.deps, d)
-					}
-				})
+				vs = verts(vs, i)
 			}
-			for i := a; i < b; i++ {
-				verts(i, func(v int32) { last[v] = t })
+			for _, v := range vs {
+				if d := last[v]; d >= 0 && seen[d] != t {
+					seen[d] = t
+					g.deps = append(g.deps, d)
+				}
+			}
+			for _, v := range vs {
+				last[v] = t
 			}
 			g.depOff = append(g.depOff, int32(len(g.deps)))
 			o, q := j/sub, j%sub
@@ -190,25 +193,21 @@ func newProjGraph(m *Model, owners int) *projGraph {
 			}
 		}
 		cut[n] = hi
-		add(taskLimits, cut, func(k int, f func(v int32)) {
+		add(taskLimits, cut, func(vs []int32, k int) []int32 {
 			for i := l.chainOff[k]; i < l.chainOff[k+1]; i++ {
-				for _, v := range l.path[l.off[i]:l.off[i+1]] {
-					f(v)
-				}
+				vs = append(vs, l.path[l.off[i]:l.off[i+1]]...)
 			}
+			return vs
 		})
 	}
 	for c := 0; c+1 < len(st.colours); c++ {
-		add(taskStretch, byVertex(st.colours[c], st.colours[c+1], func(i int) int32 { return st.v[i][0] }), func(i int, f func(v int32)) {
-			f(st.v[i][0])
-			f(st.v[i][1])
+		add(taskStretch, byVertex(st.colours[c], st.colours[c+1], func(i int) int32 { return st.v[i][0] }), func(vs []int32, i int) []int32 {
+			return append(vs, st.v[i][:]...)
 		})
 	}
 	for c := 0; c+1 < len(bd.colours); c++ {
-		add(taskBend, byVertex(bd.colours[c], bd.colours[c+1], func(i int) int32 { return bd.v[i][0] }), func(i int, f func(v int32)) {
-			for _, v := range bd.v[i] {
-				f(v)
-			}
+		add(taskBend, byVertex(bd.colours[c], bd.colours[c+1], func(i int) int32 { return bd.v[i][0] }), func(vs []int32, i int) []int32 {
+			return append(vs, bd.v[i][:]...)
 		})
 	}
 	g.done = make([]atomic.Uint32, len(g.tasks))
