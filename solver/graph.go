@@ -89,7 +89,7 @@ func newProjGraph(m *Model, owners int) *projGraph {
 	nc := len(st.colours) + len(bd.colours) - 2
 	sub := max(1, min(graphSub, (len(st.v)+len(bd.v))/max(1, nc*owners*graphPieceMin)))
 	n := owners * sub
-	// the vertex ranges: bound[j] is the first vertex of range j
+	// the vertex ranges: range j is vertices [bound[j], bound[j+1])
 	work := make([]int, len(m.Rest))
 	for _, e := range st.v {
 		work[e[0]]++
@@ -97,20 +97,8 @@ func newProjGraph(m *Model, owners int) *projGraph {
 	for _, h := range bd.v {
 		work[h[0]]++
 	}
-	total := len(st.v) + len(bd.v)
-	bound := make([]int32, n+1)
-	bound[n] = int32(len(m.Rest))
-	acc, j := 0, 1
-	for v := range m.Rest {
-		for j < n && acc*n >= j*total {
-			bound[j] = int32(v)
-			j++
-		}
-		acc += work[v]
-	}
-	for ; j < n; j++ {
-		bound[j] = int32(len(m.Rest))
-	}
+	bound := make([]int, n+1)
+	cutWork(bound, 0, len(m.Rest), func(v int) int { return work[v] })
 
 	last := make([]int32, len(m.Rest)) // per vertex: the last task touching it
 	for v := range last {
@@ -175,7 +163,7 @@ func newProjGraph(m *Model, owners int) *projGraph {
 	byVertex := func(lo, hi int, key func(i int) int32) []int {
 		cut[0] = lo
 		for j := 1; j < n; j++ {
-			cut[j] = max(cut[j-1], lo+sort.Search(hi-lo, func(i int) bool { return key(lo+i) >= bound[j] }))
+			cut[j] = max(cut[j-1], lo+sort.Search(hi-lo, func(i int) bool { return int(key(lo+i)) >= bound[j] }))
 		}
 		cut[n] = hi
 		return cut
@@ -183,16 +171,7 @@ func newProjGraph(m *Model, owners int) *projGraph {
 	l := &m.limit
 	for c := 0; c+1 < len(l.colours); c++ {
 		// by work: a chain holds chainOff[k+1]-chainOff[k] limits
-		lo, hi := l.colours[c], l.colours[c+1]
-		w := int(l.chainOff[hi] - l.chainOff[lo])
-		k := lo
-		for j := range n {
-			cut[j] = k
-			for k < hi && int(l.chainOff[k+1]-l.chainOff[lo])*n <= (j+1)*w {
-				k++
-			}
-		}
-		cut[n] = hi
+		cutWork(cut, l.colours[c], l.colours[c+1], func(k int) int { return int(l.chainOff[k+1] - l.chainOff[k]) })
 		add(taskLimits, cut, func(vs []int32, k int) []int32 {
 			for i := l.chainOff[k]; i < l.chainOff[k+1]; i++ {
 				vs = append(vs, l.path[l.off[i]:l.off[i+1]]...)
@@ -212,6 +191,30 @@ func newProjGraph(m *Model, owners int) *projGraph {
 	}
 	g.done = make([]atomic.Uint32, len(g.tasks))
 	return g
+}
+
+// cutWork cuts items [lo, hi), item i holding work(i) units, into
+// len(cut)-1 runs of about equal work: run j is items [cut[j], cut[j+1]),
+// starting at the first item with at least j/(len(cut)-1) of the work
+// before it.
+func cutWork(cut []int, lo, hi int, work func(i int) int) {
+	n := len(cut) - 1
+	total := 0
+	for i := lo; i < hi; i++ {
+		total += work(i)
+	}
+	cut[0], cut[n] = lo, hi
+	acc, j := 0, 1
+	for i := lo; i < hi && j < n; i++ {
+		for j < n && acc*n >= j*total {
+			cut[j] = i
+			j++
+		}
+		acc += work(i)
+	}
+	for ; j < n; j++ {
+		cut[j] = hi
+	}
 }
 
 // runGraph projects the limits, stretch and bending constraints once, by
