@@ -14,22 +14,26 @@ import (
 // al. 2007 §4.4; seed 004), on the side it came from.
 //
 // Candidate pairs are a neighbour list with a skin per vertex. Each vertex
-// v has a reference position r_v, taken at a substep's start (resolved
-// positions) relative to the mean position of the free vertices then, and
-// an allowance s_v: how far it may move from r_v, relative to the mean,
-// before its pairs must be searched again. A pair is listed when it is
+// v has a reference position r_v, relative to the mean position of the
+// free vertices, and an allowance s_v: how far it may move from r_v,
+// relative to the mean, before its pairs must be searched again. A pair is listed when it is
 // closer than h + margin + s_v + s_t at the references (s_t the largest
 // allowance of the other side's vertices), so while its vertices stay
 // within their allowances the list holds it whenever it can come closer
 // than h + margin; references taken at different substeps compare
-// correctly, as each is relative to the mean of its own substep. The
-// allowance is selfSkinMin·h plus selfSkinFactor times the vertex's
-// relative displacement in the substep it was taken: a resting heap keeps
-// a list of near neighbours only, and a vertex that falls fast pairs with
-// what lies along its path, without inflating the search for the rest of
-// the cloth (while full rebuilds come every substep, as in a crumpling
-// heap, the factor is selfSkinTight: one substep's displacement, all a
-// list that lasts one substep needs). Candidates come from a hierarchy of
+// correctly, as each is relative to the mean of its own substep. They are
+// taken in a substep from the vertex's position at its start (resolved)
+// and its relative displacement d in it (predicted and constrained): the
+// allowance is selfSkinMin·h plus selfSkinFactor·|d|, and the reference
+// is the start position plus selfSkinFactor·d, so the allowance holds the
+// substep's own motion and, at a steady velocity, 2·selfSkinFactor - 1
+// more substeps of it (a reference at the start position held
+// selfSkinFactor - 1: the 64 x 64 sphere drape then took 9 % longer). A
+// resting heap keeps a list of near neighbours only, and a vertex that
+// falls fast pairs with what lies along its path, without inflating the
+// search for the rest of the cloth (while full rebuilds come every
+// substep, as in a crumpling heap, the factor is selfSkinTight: one
+// substep's displacement, all a list that lasts one substep needs). Candidates come from a hierarchy of
 // the triangles with normal cones (selfbvh.go), which skips the patches
 // and vertex fans that cannot fold onto themselves. When a few vertices
 // leave their allowances, only they take new references, and only the
@@ -490,7 +494,8 @@ func (sc *selfCollision) update() {
 		}
 	}
 	sc.part = part
-	// a vertex that starts over is measured from the substep's start
+	// a vertex that starts over is measured from the substep's start,
+	// ahead along its displacement (see selfCollision)
 	hMin := selfSkinMin * sc.h
 	factor := selfSkinFactor
 	if full && sc.fullAt == sc.substep-1 {
@@ -500,8 +505,9 @@ func (sc *selfCollision) update() {
 		sc.Tight++
 	}
 	reset := func(v int) {
-		sc.skin[v] = hMin + factor*pos[v].Sub(prev[v]).Sub(cs).Len()
-		sc.ref[v] = prev[v].Sub(mPrev)
+		d := pos[v].Sub(prev[v]).Sub(cs)
+		sc.skin[v] = hMin + factor*d.Len()
+		sc.ref[v] = prev[v].Sub(mPrev).AddScaled(d, factor)
 	}
 	switch {
 	case full:
