@@ -152,7 +152,7 @@ type selfCollision struct {
 // the pairs that share vertices (selfcomp.go).
 type pairGroup struct {
 	pairs []int32 // its listed pairs, ascending (nil for all)
-	verts []int32 // the vertices of its pairs (a component's, see startGroup)
+	verts []int32 // the vertices of its pairs (a component's, see split)
 	near  []int32 // its pairs near contact at its last pick, ascending (VT, then EE + len(vt))
 	// tick counts the group's pair evaluations in the substep, and
 	// pickTick is the tick of its last pick: a pair none of whose

@@ -37,13 +37,16 @@ type selfComps struct {
 	order  []int32 // groups by size, largest first (the order they are claimed in)
 	next   atomic.Int32
 
-	root  []int32 // per vertex: union-find parent (-1: in no listed pair)
-	id    []int32 // per vertex: its root's component (-1: none yet)
-	verts []int32 // the vertices of listed pairs, in first-seen order
-	pairs []int32 // every group's pairs, group after group (backing)
-	first []int32 // scratch: per listed pair, its first vertex
-	of    []int32 // scratch: per listed pair, its group
-	count []int32 // scratch: per group, its pairs
+	root   []int32 // per vertex: union-find parent (-1: in no listed pair)
+	id     []int32 // per vertex: its root's component (-1: none yet)
+	verts  []int32 // the vertices of listed pairs, in first-seen order
+	pairs  []int32 // every group's pairs, group after group (backing)
+	gverts []int32 // every group's vertices, group after group (backing)
+	vg     []int32 // scratch: per vertex of verts, its group
+	nv     []int32 // scratch: per group, where its vertices start in gverts
+	first  []int32 // scratch: per listed pair, its first vertex
+	of     []int32 // scratch: per listed pair, its group
+	count  []int32 // scratch: per group, its pairs
 }
 
 // find returns the union-find root of vertex v, halving the path.
@@ -126,6 +129,12 @@ func (sc *selfCollision) split() bool {
 		count[of[k]]++
 	}
 	cs.of, cs.count = of, count
+	// each vertex's group, before reset forgets them
+	vg := slices.Grow(cs.vg[:0], len(verts))[:len(verts)]
+	for i, v := range verts {
+		vg[i] = cs.id[root[v]]
+	}
+	cs.vg = vg
 	cs.reset()
 	if groups < 2 || 2*int(slices.Max(count)) > n {
 		return false
@@ -143,6 +152,24 @@ func (sc *selfCollision) split() bool {
 	}
 	for k, g := range of {
 		cs.groups[g].pairs = append(cs.groups[g].pairs, int32(k))
+	}
+	// and their vertices, in the order the pairs first use them
+	nv := slices.Grow(cs.nv[:0], groups+1)[:groups+1]
+	clear(nv)
+	cs.nv = nv
+	for _, g := range vg {
+		nv[g+1]++
+	}
+	for g := range groups {
+		nv[g+1] += nv[g]
+	}
+	cs.gverts = slices.Grow(cs.gverts[:0], len(verts))[:len(verts)]
+	for g := range cs.groups {
+		cs.groups[g].verts = cs.gverts[nv[g]:nv[g]:nv[g+1]]
+	}
+	for i, v := range verts {
+		g := &cs.groups[vg[i]]
+		g.verts = append(g.verts, v)
 	}
 	// the largest first, so that the last ones claimed are small
 	cs.order = cs.order[:0]
@@ -182,10 +209,9 @@ func (cs *selfComps) claim() *pairGroup {
 }
 
 // startGroup readies group g for the substep's rounds after the first
-// pick (update): its vertices, its near pairs, and its ticks at the
-// substep's start.
+// pick (update): its near pairs and its ticks at the substep's start
+// (split listed its vertices).
 func (sc *selfCollision) startGroup(g *pairGroup) {
-	g.verts = sc.vertsOf(g.pairs, g.verts)
 	g.tick, g.pickTick = 0, 0
 	sc.listGroupNear(g)
 }
