@@ -84,6 +84,9 @@ type triTree struct {
 	restArea []float64 // per triangle: twice its rest area
 
 	nd  []nodeState // refitted at every rebuild
+	// per triangle: its leaf's cone, and whether a cull relies on it
+	// (turned reads them in triangle order)
+	cone []leafCone
 	box []aabb      // per node: its box, inflated (refitted with nd)
 
 	runSubtrees func(lo, hi int)
@@ -115,8 +118,17 @@ type nodeState struct {
 	axis   vec.Vec3 // unit cone axis
 	cc, cs float64  // cosine and sine of the half-angle; cc < cosCull: wide
 	ok     bool     // flat: culled (finish)
-	inFlat bool     // a cull relies on it: inside a flat inner node or fan
 	top    int32    // the highest flat inner node holding it, or -1
+}
+
+// leafCone is what turned reads of a triangle: its leaf's cone at the
+// last refit (axis and squared cosine), the square of the smallest twice
+// area it may take (cullMinArea of its rest area), and whether a cull
+// relies on it (inside a flat inner node or fan).
+type leafCone struct {
+	axis     vec.Vec3
+	cc2, ra2 float64
+	inFlat   bool
 }
 
 // treeTask is one independent part of the traversal: the pairs within
@@ -197,6 +209,7 @@ func newTriTree(rest []vec.Vec3, topo *Topology) *triTree {
 		}
 	}
 	tt.nd = make([]nodeState, len(tt.nodes))
+	tt.cone = make([]leafCone, len(tris))
 	tt.box = make([]aabb, len(tt.nodes))
 	tt.dirty = make([]bool, len(tt.nodes))
 	tt.parent = make([]int32, len(tt.nodes))
@@ -620,7 +633,7 @@ func (tt *triTree) turned(x []vec.Vec3, tris [][3]int32, lo, hi int, out []bool)
 	found := false
 	for t := lo; t < hi; t++ {
 		out[t] = false
-		ns := &tt.nd[tt.leaf[t]]
+		ns := &tt.cone[t]
 		if !ns.inFlat {
 			continue
 		}
@@ -628,7 +641,7 @@ func (tt *triTree) turned(x []vec.Vec3, tris [][3]int32, lo, hi int, out []bool)
 		a := x[tri[0]]
 		n := x[tri[1]].Sub(a).Cross(x[tri[2]].Sub(a))
 		d, l2 := n.Dot(ns.axis), n.LenSq()
-		if ra := cullMinArea * tt.restArea[t]; d <= 0 || d*d < ns.cc*ns.cc*l2 || l2 < ra*ra {
+		if d <= 0 || d*d < ns.cc2*l2 || l2 < ns.ra2 {
 			out[t], found = true, true
 		}
 	}
@@ -698,7 +711,8 @@ func (tt *triTree) uncull(tris [][3]int32, turn []bool, tops, fans []int32) ([]i
 func (tt *triTree) relies(tris [][3]int32, t int32) {
 	tri := tris[t]
 	ns := &tt.nd[tt.leaf[t]]
-	ns.inFlat = ns.top >= 0 || tt.ringFlat[tri[0]] || tt.ringFlat[tri[1]] || tt.ringFlat[tri[2]]
+	ra := cullMinArea * tt.restArea[t]
+	tt.cone[t] = leafCone{ns.axis, ns.cc * ns.cc, ra * ra, ns.top >= 0 || tt.ringFlat[tri[0]] || tt.ringFlat[tri[1]] || tt.ringFlat[tri[2]]}
 }
 
 func (tt *triTree) overlap(a, b int32) bool {
