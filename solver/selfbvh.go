@@ -84,10 +84,10 @@ type triTree struct {
 	restArea []float64 // per triangle: twice its rest area
 
 	nd  []nodeState // refitted at every rebuild
+	box []aabb      // per node: its box, inflated (refitted with nd)
 	// per triangle: its leaf's cone, and whether a cull relies on it
 	// (turned reads them in triangle order)
 	cone []leafCone
-	box []aabb      // per node: its box, inflated (refitted with nd)
 
 	runSubtrees func(lo, hi int)
 	runRings    func(lo, hi int)

@@ -16,13 +16,13 @@ import (
 // Candidate pairs are a neighbour list with a skin per vertex. Each vertex
 // v has a reference position r_v, relative to the mean position of the
 // free vertices, and an allowance s_v: how far it may move from r_v,
-// relative to the mean, before its pairs must be searched again. A pair is listed when it is
-// closer than h + margin + s_v + s_t at the references (s_t the largest
-// allowance of the other side's vertices), so while its vertices stay
-// within their allowances the list holds it whenever it can come closer
-// than h + margin; references taken at different substeps compare
-// correctly, as each is relative to the mean of its own substep. They are
-// taken in a substep from the vertex's position at its start (resolved)
+// relative to the mean, before its pairs must be searched again. A pair
+// is listed when it is closer than h + margin + s_v + s_t at the
+// references (s_t the largest allowance of the other side's vertices), so
+// while its vertices stay within their allowances the list holds it
+// whenever it can come closer than h + margin; references taken at
+// different substeps compare correctly, as each is relative to the mean of
+// its own substep. They are taken in a substep from the vertex's position at its start (resolved)
 // and its relative displacement d in it (predicted and constrained): the
 // allowance is selfSkinMin·h plus selfSkinFactor·|d|, and the reference
 // is the start position plus selfSkinFactor·d, so the allowance holds the
