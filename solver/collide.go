@@ -24,17 +24,16 @@ type collision struct {
 
 	self *selfCollision
 
-	list []int32 // vertices for collideList
 	// cost is a vertex's work in a collider pass, in pool items (see
 	// prepare)
 	cost int
 
-	fnVerts, fnList, fnNear, fnGroups func(lo, hi int)
+	fnVerts, fnNear, fnGroups func(lo, hi int)
 }
 
 func newCollision(b *base) *collision {
 	c := &collision{b: b, settleFrame: b.f.Index}
-	c.fnVerts, c.fnList, c.fnNear, c.fnGroups = c.collideVerts, c.collideList, c.collideNear, c.runGroups
+	c.fnVerts, c.fnNear, c.fnGroups = c.collideVerts, c.collideNear, c.runGroups
 	if b.m.Params.SelfCollision {
 		c.self = newSelfCollision(b)
 	}
@@ -162,22 +161,17 @@ func (c *collision) selfRounds(g *pairGroup) {
 }
 
 // reproject projects the vertices of group g's near pairs out of the
-// colliders: for the whole list in parallel, for a component on the
-// calling goroutine.
+// colliders: for the whole list in parallel (found by the marks its
+// sweeps left), for a component on the calling goroutine.
 func (c *collision) reproject(g *pairGroup) {
 	sc := c.self
-	switch {
-	case g != &sc.all:
+	if g != &sc.all {
 		for _, v := range sc.touched(g) {
 			c.collideStamped(v, g.tick)
 		}
-	case sc.par.classed:
-		// many: find them by their marks
-		c.runVerts(len(c.b.s.Pos), c.fnNear)
-	default:
-		c.list = sc.touched(g)
-		c.runVerts(len(c.list), c.fnList)
+		return
 	}
+	c.runVerts(len(c.b.s.Pos), c.fnNear)
 }
 
 // runVerts runs a collider pass fn over n vertices, shared among the
@@ -193,17 +187,9 @@ func (c *collision) collideVerts(lo, hi int) {
 	}
 }
 
-// collideList projects the vertices c.list[lo:hi] out of every collider
-// (see collideStamped).
-func (c *collision) collideList(lo, hi int) {
-	for _, v := range c.list[lo:hi] {
-		c.collideStamped(v, c.self.all.tick)
-	}
-}
-
-// collideNear is collideList for the vertices of [lo, hi) in near pairs,
-// which the classed sweeps mark (selfCollision.inNear): it clears the
-// marks.
+// collideNear projects the vertices of [lo, hi) in near pairs, which the
+// whole list's sweeps mark (selfCollision.inNear), out of every collider
+// (see collideStamped), and clears the marks.
 func (c *collision) collideNear(lo, hi int) {
 	in := c.self.inNear
 	for v := lo; v < hi; v++ {

@@ -880,14 +880,14 @@ func (sc *selfCollision) iterate(g *pairGroup, friction, only bool) (moved bool)
 		back := sweep%2 == 1
 		n := int32(len(g.near))
 		var maxSq float64
+		// the whole list's first sweep marks the near pairs' vertices
+		// for the colliders (collideNear)
+		mark := g == &sc.all && sweep == first && len(sc.b.f.Colliders) > 0
 		if g == &sc.all && sc.par.classed {
-			// the first sweep marks the near pairs' vertices for the
-			// colliders (collideNear)
-			mark := sweep == first && len(sc.b.f.Colliders) > 0
 			maxSq = sc.sweepParallel(mu, back, mark)
 		} else {
 			var skipped int
-			maxSq, skipped = sc.sweepRange(g.near, 0, n, mu, back, g.tick, false)
+			maxSq, skipped = sc.sweepRange(g.near, 0, n, mu, back, g.tick, mark)
 			g.skipped += skipped
 		}
 		g.tick += n
