@@ -102,8 +102,7 @@ func (c *collision) substep(t, dt float64) {
 	}
 	if c.self != nil {
 		sc := c.self
-		copy(sc.before, b.s.Pos)
-		sc.update()
+		sc.update() // (keeps the positions in sc.before)
 		// the colliders between the rounds project without friction
 		c.friction = false
 		if !sc.par.classed && sc.comps.ok {

@@ -144,7 +144,10 @@ type selfCollision struct {
 	numTasks   int // the search's tasks
 	numQueries int // a partial rebuild's tasks of queries (see runQueries)
 
-	fnTasks, fnQueries, fnRefresh, fnRefreshSplit, fnSeparate, fnTurned func(lo, hi int)
+	blocks   []vertBlock // update's per-vertex passes (mean, clamp)
+	mNow, cs vec.Vec3    // the mean position now and its motion in the substep (clamp)
+
+	fnTasks, fnQueries, fnRefresh, fnRefreshSplit, fnSeparate, fnTurned, fnMean, fnClamp, fnPrepPart func(lo, hi int)
 }
 
 // pairGroup is a set of listed pairs whose projection rounds run on
@@ -401,6 +404,8 @@ func newSelfCollision(b *base) *selfCollision {
 	sc.inNear = make([]bool, nv)
 	sc.fnTasks, sc.fnQueries, sc.fnRefresh, sc.fnSeparate = sc.runTasks, sc.runQueries, sc.refresh, sc.separate
 	sc.fnRefreshSplit = sc.refreshSplit
+	sc.fnMean, sc.fnClamp, sc.fnPrepPart = sc.mean, sc.clamp, sc.prepPart
+	sc.blocks = make([]vertBlock, (nv+selfBlock-1)/selfBlock)
 	sc.par.init(sc)
 	sc.turn = make([]bool, len(tris))
 	sc.fnTurned = func(lo, hi int) {
@@ -415,38 +420,31 @@ func newSelfCollision(b *base) *selfCollision {
 // neighbour list if a vertex left its allowance or a triangle turned, and
 // picks the pairs near contact.
 func (sc *selfCollision) update() {
-	pos, prev, w := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass
+	pos, prev := sc.b.s.Pos, sc.b.s.Prev
 	// mean position of the free vertices now and at the substep's start
-	// (sequential sums: deterministic)
+	// (block by block, then the blocks in order: deterministic)
+	nb := len(sc.blocks)
+	sc.b.pool.runWork(nb, len(pos), minChunk, sc.fnMean)
 	var mNow, mPrev vec.Vec3
 	nf := 0
-	for v := range pos {
-		if w[v] == 0 {
-			continue
-		}
-		mNow, mPrev = mNow.Add(pos[v]), mPrev.Add(prev[v])
-		nf++
+	for i := range sc.blocks {
+		bl := &sc.blocks[i]
+		mNow, mPrev, nf = mNow.Add(bl.now), mPrev.Add(bl.prev), nf+bl.n
 	}
 	if nf == 0 {
+		copy(sc.before, pos)
 		return
 	}
 	mNow, mPrev = mNow.Scale(1/float64(nf)), mPrev.Scale(1/float64(nf))
 	cs := mNow.Sub(mPrev)
 	// clamp displacements to selfMaxRel·h per substep relative to the mean
-	// (Ten Minute Physics' velocity clamp: 1.08 m/s relative to the mean at
-	// the defaults) and check every vertex against its allowance
-	maxD := selfMaxRel * sc.h
+	// and check every vertex against its allowance (clamp), and list the
+	// vertices that left theirs in vertex order
+	sc.mNow, sc.cs = mNow, cs
+	sc.b.pool.runWork(nb, len(pos), minChunk, sc.fnClamp)
 	esc := sc.esc[:0]
-	for v := range pos {
-		if w[v] != 0 {
-			d := pos[v].Sub(prev[v]).Sub(cs)
-			if l := d.Len(); l > maxD {
-				pos[v] = pos[v].AddScaled(d, maxD/l-1)
-			}
-		}
-		if sc.valid && pos[v].Sub(mNow).Sub(sc.ref[v]).LenSq() > sc.skin[v]*sc.skin[v] {
-			esc = append(esc, int32(v))
-		}
+	for i := range sc.blocks {
+		esc = append(esc, sc.blocks[i].esc...)
 	}
 	sc.esc = esc
 	sc.substep++
@@ -539,14 +537,70 @@ func (sc *selfCollision) update() {
 	sc.all.tick, sc.all.pickTick = 0, 0
 }
 
+// selfBlock is how many vertices one block of update's per-vertex passes
+// holds: fixed, so that the mean, summed block by block, does not depend
+// on the thread count.
+const selfBlock = 512
+
+// vertBlock is one block's part of update's per-vertex passes.
+type vertBlock struct {
+	now, prev vec.Vec3 // sums of the free vertices' positions, now and at the substep's start
+	n         int      // free vertices
+	esc       []int32  // vertices that left their allowance, ascending
+}
+
+// mean sums the free vertices' positions of blocks [lo, hi), now and at
+// the substep's start.
+func (sc *selfCollision) mean(lo, hi int) {
+	pos, prev, w := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass
+	for i := lo; i < hi; i++ {
+		bl := &sc.blocks[i]
+		bl.now, bl.prev, bl.n = vec.Vec3{}, vec.Vec3{}, 0
+		for v := i * selfBlock; v < min((i+1)*selfBlock, len(pos)); v++ {
+			if w[v] != 0 {
+				bl.now, bl.prev = bl.now.Add(pos[v]), bl.prev.Add(prev[v])
+				bl.n++
+			}
+		}
+	}
+}
+
+// clamp runs blocks [lo, hi) of update's per-vertex pass: it keeps each
+// vertex's position for separate (sc.before), clamps its displacement to
+// selfMaxRel·h per substep relative to the mean motion sc.cs (Ten Minute
+// Physics' velocity clamp: 1.08 m/s relative to the mean at the
+// defaults), lists it in its block's esc if it left its allowance around
+// its reference (relative to the mean sc.mNow), and keeps its clamped
+// position for the substep's picks (sc.pickPos).
+func (sc *selfCollision) clamp(lo, hi int) {
+	pos, prev, w := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass
+	maxD := selfMaxRel * sc.h
+	cs, mNow := sc.cs, sc.mNow
+	for i := lo; i < hi; i++ {
+		bl := &sc.blocks[i]
+		bl.esc = bl.esc[:0]
+		for v := i * selfBlock; v < min((i+1)*selfBlock, len(pos)); v++ {
+			sc.before[v] = pos[v]
+			if w[v] != 0 {
+				d := pos[v].Sub(prev[v]).Sub(cs)
+				if l := d.Len(); l > maxD {
+					pos[v] = pos[v].AddScaled(d, maxD/l-1)
+				}
+			}
+			if sc.valid && pos[v].Sub(mNow).Sub(sc.ref[v]).LenSq() > sc.skin[v]*sc.skin[v] {
+				bl.esc = append(bl.esc, int32(v))
+			}
+			sc.pickPos[v] = pos[v]
+		}
+	}
+}
+
 // pick flags the pairs closer than h + margin at the current positions (or
 // crossed), refreshing the side memories first if sides is set, and lists
 // them in sc.all.near.
 func (sc *selfCollision) pick(sides bool) {
 	sc.sides = sides
-	if sides {
-		copy(sc.pickPos, sc.b.s.Pos)
-	} else {
+	if !sides { // (update's clamp has copied the positions to pickPos)
 		// which vertices moved selfMargin·h/2 since the first pick
 		still := selfMargin * sc.h / 2
 		still *= still
@@ -975,18 +1029,25 @@ func (sc *selfCollision) rebuild() {
 	// every old pair is searched again
 	sc.vt, sc.vtOld = sc.vtOld[:0], sc.vt
 	sc.ee, sc.eeOld = sc.eeOld[:0], sc.ee
+	sc.indexOld()
 	sc.search(false)
+}
+
+// indexOld indexes the old pairs searched again (sc.vtOld, sc.eeOld) by
+// their ids, for search.
+func (sc *selfCollision) indexOld() {
+	sc.vtOldAt.fill(len(sc.vtOld), len(sc.ref), func(k int) uint64 { return pairKey(sc.vtOld[k].v, sc.vtOld[k].t) })
+	sc.eeOldAt.fill(len(sc.eeOld), len(sc.edges), func(k int) uint64 { return pairKey(sc.eeOld[k].e0, sc.eeOld[k].e1) })
 }
 
 // search appends the pairs the tree's traversal finds, or with part those
 // of the leaf pairs with a triangle of sc.part (each such triangle's query
 // of the tree), in task order. The old pairs searched again (sc.vtOld,
-// sc.eeOld) are indexed by their ids, so pairs that persist keep the side
-// they were on (a crossing left by an unconverged substep is undone rather
-// than accepted). The tasks run in parallel, each into its own slot.
+// sc.eeOld) are indexed by their ids (indexOld), so pairs that persist
+// keep the side they were on (a crossing left by an unconverged substep
+// is undone rather than accepted). The tasks run in parallel, each into
+// its own slot.
 func (sc *selfCollision) search(part bool) {
-	sc.vtOldAt.fill(len(sc.vtOld), len(sc.ref), func(k int) uint64 { return pairKey(sc.vtOld[k].v, sc.vtOld[k].t) })
-	sc.eeOldAt.fill(len(sc.eeOld), len(sc.edges), func(k int) uint64 { return pairKey(sc.eeOld[k].e0, sc.eeOld[k].e1) })
 	tt := sc.tree
 	n, run := 0, sc.fnTasks
 	if part {
@@ -1131,16 +1192,41 @@ func (sc *selfCollision) runTasks(_, _ int) {
 // so it stays listed exactly as a full rebuild would list it.
 func (sc *selfCollision) rebuildPart() {
 	sc.Partial++
-	tt, inA := sc.tree, sc.inA
 	if len(sc.part) == 0 {
 		// only culls were dropped: every listed pair stays
 		sc.vtOld, sc.eeOld = sc.vtOld[:0], sc.eeOld[:0]
+		sc.indexOld()
 		sc.search(true)
 		return
 	}
-	tt.refitBoxes(sc.ref, sc.m.Topo.Tris, sc.skin, (1+selfMargin)*sc.h/2, sc.part)
+	// the new boxes of sc.part's triangles, and the pairs set aside,
+	// side by side
+	sc.b.pool.runWork(2, 2*minChunk, minChunk, sc.fnPrepPart)
+	sc.search(true)
+	for _, t := range sc.part {
+		sc.inA[t] = false
+	}
+}
 
-	// set aside the pairs to search again
+// prepPart runs the two independent parts [lo, hi) of a partial
+// rebuild's preparation: 0 refits the boxes of the triangles of sc.part
+// (and their ancestors'), 1 sets aside the pairs to search again and
+// indexes them.
+func (sc *selfCollision) prepPart(lo, hi int) {
+	for i := lo; i < hi; i++ {
+		if i == 0 {
+			sc.tree.refitBoxes(sc.ref, sc.m.Topo.Tris, sc.skin, (1+selfMargin)*sc.h/2, sc.part)
+			continue
+		}
+		sc.setAside()
+		sc.indexOld()
+	}
+}
+
+// setAside moves the pairs found by a leaf pair with a triangle of sc.part
+// from the list to sc.vtOld and sc.eeOld, keeping both in pair order.
+func (sc *selfCollision) setAside() {
+	tt, inA := sc.tree, sc.inA
 	sc.vtOld, sc.eeOld = sc.vtOld[:0], sc.eeOld[:0]
 	vt := sc.vt[:0]
 	for _, p := range sc.vt {
@@ -1159,10 +1245,6 @@ func (sc *selfCollision) rebuildPart() {
 		}
 	}
 	sc.vt, sc.ee = vt, ee
-	sc.search(true)
-	for _, t := range sc.part {
-		inA[t] = false
-	}
 }
 
 // leafPair tests the features triangles a and b own against the other
