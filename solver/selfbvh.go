@@ -91,6 +91,7 @@ type triTree struct {
 
 	runSubtrees func(lo, hi int)
 	runRings    func(lo, hi int)
+	runRelies   func(lo, hi int)
 	x           []vec.Vec3 // refit's positions, for runRings
 	subtrees    []int32    // roots of the subtrees refitted in parallel
 	top         []int32    // the nodes above them, children first
@@ -206,6 +207,11 @@ func newTriTree(rest []vec.Vec3, topo *Topology) *triTree {
 	tt.runRings = func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			tt.ringFlat[v] = tt.fan[v] && !tt.oneFlatNode(vt[v]) && tt.flatFan(int32(v), tt.x, tris)
+		}
+	}
+	tt.runRelies = func(lo, hi int) {
+		for t := lo; t < hi; t++ {
+			tt.relies(tris, int32(t))
 		}
 	}
 	tt.nd = make([]nodeState, len(tt.nodes))
@@ -388,9 +394,7 @@ func (tt *triTree) refit(x, now []vec.Vec3, tris [][3]int32, skin []float64, pad
 	tt.x = x
 	p.run(len(tt.ringFlat), tt.runRings)
 	tt.x = nil
-	for t := range tris {
-		tt.relies(tris, int32(t))
-	}
+	p.run(len(tris), tt.runRelies)
 }
 
 // closedFans reports, per vertex, whether its triangles vt[v] form one

@@ -146,8 +146,10 @@ type selfCollision struct {
 
 	blocks   []vertBlock // update's per-vertex passes (mean, clamp)
 	mNow, cs vec.Vec3    // the mean position now and its motion in the substep (clamp)
+	mPrev    vec.Vec3    // the mean position at the substep's start (reset)
+	factor   float64     // the allowance's factor of the substep's rebuild (reset)
 
-	fnTasks, fnQueries, fnRefresh, fnRefreshSplit, fnSeparate, fnTurned, fnMean, fnClamp, fnPrepPart func(lo, hi int)
+	fnTasks, fnQueries, fnRefresh, fnRefreshSplit, fnSeparate, fnTurned, fnMean, fnClamp, fnPrepPart, fnReset func(lo, hi int)
 }
 
 // pairGroup is a set of listed pairs whose projection rounds run on
@@ -404,7 +406,7 @@ func newSelfCollision(b *base) *selfCollision {
 	sc.inNear = make([]bool, nv)
 	sc.fnTasks, sc.fnQueries, sc.fnRefresh, sc.fnSeparate = sc.runTasks, sc.runQueries, sc.refresh, sc.separate
 	sc.fnRefreshSplit = sc.refreshSplit
-	sc.fnMean, sc.fnClamp, sc.fnPrepPart = sc.mean, sc.clamp, sc.prepPart
+	sc.fnMean, sc.fnClamp, sc.fnPrepPart, sc.fnReset = sc.mean, sc.clamp, sc.prepPart, sc.resetAll
 	sc.blocks = make([]vertBlock, (nv+selfBlock-1)/selfBlock)
 	sc.par.init(sc)
 	sc.turn = make([]bool, len(tris))
@@ -420,7 +422,7 @@ func newSelfCollision(b *base) *selfCollision {
 // neighbour list if a vertex left its allowance or a triangle turned, and
 // picks the pairs near contact.
 func (sc *selfCollision) update() {
-	pos, prev := sc.b.s.Pos, sc.b.s.Prev
+	pos := sc.b.s.Pos
 	// mean position of the free vertices now and at the substep's start
 	// (block by block, then the blocks in order: deterministic)
 	nb := len(sc.blocks)
@@ -494,33 +496,25 @@ func (sc *selfCollision) update() {
 	sc.part = part
 	// a vertex that starts over is measured from the substep's start,
 	// ahead along its displacement (see selfCollision)
-	hMin := selfSkinMin * sc.h
-	factor := selfSkinFactor
+	sc.factor, sc.mPrev = selfSkinFactor, mPrev
 	if full && sc.fullAt == sc.substep-1 {
 		// the last list did not outlive its substep: this one will
 		// hardly outlive its own either
-		factor = selfSkinTight
+		sc.factor = selfSkinTight
 		sc.Tight++
-	}
-	reset := func(v int) {
-		d := pos[v].Sub(prev[v]).Sub(cs)
-		sc.skin[v] = hMin + factor*d.Len()
-		sc.ref[v] = prev[v].Sub(mPrev).AddScaled(d, factor)
 	}
 	switch {
 	case full:
 		sc.fullAt = sc.substep
 		sc.uncutAll = 0
-		for v := range pos {
-			reset(v)
-		}
+		sc.b.pool.run(len(pos), sc.fnReset)
 		sc.rebuild()
 	case len(part) > 0 || uncut > 0:
 		if uncut > 0 {
 			sc.Uncut++
 		}
 		for _, v := range esc {
-			reset(int(v))
+			sc.reset(int(v))
 		}
 		slices.Sort(part)
 		sc.rebuildPart()
@@ -535,6 +529,24 @@ func (sc *selfCollision) update() {
 	clear(sc.pStamp)
 	clear(sc.vStamp)
 	sc.all.tick, sc.all.pickTick = 0, 0
+}
+
+// reset gives vertex v a new reference and allowance, from its position
+// at the substep's start and its displacement in the substep relative to
+// the mean's (see selfCollision): selfSkinMin·h + sc.factor·|d| around the
+// start position plus sc.factor·d.
+func (sc *selfCollision) reset(v int) {
+	pos, prev := sc.b.s.Pos, sc.b.s.Prev
+	d := pos[v].Sub(prev[v]).Sub(sc.cs)
+	sc.skin[v] = selfSkinMin*sc.h + sc.factor*d.Len()
+	sc.ref[v] = prev[v].Sub(sc.mPrev).AddScaled(d, sc.factor)
+}
+
+// resetAll resets vertices [lo, hi) (see reset).
+func (sc *selfCollision) resetAll(lo, hi int) {
+	for v := lo; v < hi; v++ {
+		sc.reset(v)
+	}
 }
 
 // selfBlock is how many vertices one block of update's per-vertex passes
