@@ -14,41 +14,40 @@ import (
 // al. 2007 §4.4; seed 004), on the side it came from.
 //
 // Candidate pairs are a neighbour list with a skin per vertex. Each vertex
-// v has a reference position r_v, relative to the mean position of the
-// free vertices, and an allowance s_v: how far it may move from r_v,
-// relative to the mean, before its pairs must be searched again. A pair
-// is listed when it is closer than h + margin + s_v + s_t at the
-// references (s_t the largest allowance of the other side's vertices), so
-// while its vertices stay within their allowances the list holds it
-// whenever it can come closer than h + margin; references taken at
-// different substeps compare correctly, as each is relative to the mean of
-// its own substep. They are taken in a substep from the vertex's position at its start (resolved)
-// and its relative displacement d in it (predicted and constrained): the
-// allowance is selfSkinMin·h plus selfSkinFactor·|d|, and the reference
-// is the start position plus selfSkinFactor·d, so the allowance holds the
-// substep's own motion and, at a steady velocity, 2·selfSkinFactor - 1
-// more substeps of it (a reference at the start position held
-// selfSkinFactor - 1: the 64 x 64 sphere drape then took 9 % longer). A
-// resting heap keeps a list of near neighbours only, and a vertex that
-// falls fast pairs with what lies along its path, without inflating the
-// search for the rest of the cloth (while full rebuilds come every
-// substep, as in a crumpling heap, the factor is selfSkinTight: one
-// substep's displacement, all a list that lasts one substep needs). Candidates come from a hierarchy of
-// the triangles with normal cones (selfbvh.go), which skips the patches
-// and vertex fans that cannot fold onto themselves. When a few vertices
-// leave their allowances, only they take new references, and only the
-// pairs of their triangles are searched again (rebuildPart); when a
-// triangle a cull relies on turns out of its cone, the culls it relied on
-// are dropped (uncull) and the pairs they skipped are searched as well.
-// When many vertices leave, or many culls were dropped since the last full
-// rebuild, every vertex starts over and the whole list is rebuilt, with
-// fresh culls (rebuild). The pairs are listed in the hierarchy's traversal
-// order, which keeps neighbouring pairs together.
-// Displacements relative to the cloth's mean motion are clamped to
-// selfMaxRel·h per substep (Ten Minute Physics' velocity clamp): the side
-// memories below are only trustworthy when no pair moves much more than
-// the thickness in one substep. Pairs already closer than h in the rest
-// mesh keep their rest distance instead.
+// v has a reference position r_v, relative to the mean position of the free
+// vertices, and an allowance s_v: how far it may move from r_v, relative to
+// the mean, before its pairs must be searched again. A pair is listed when
+// it is closer than h + margin + s_v + s_t at the references (s_t the
+// largest allowance of the other side's vertices), so while its vertices
+// stay within their allowances the list holds it whenever it can come
+// closer than h + margin; references taken at different substeps compare
+// correctly, as each is relative to the mean of its own substep. They are
+// taken in a substep from the vertex's position at its start (resolved) and
+// its relative displacement d in it (predicted and constrained): the
+// allowance is selfSkinMin·h plus selfSkinFactor·|d|, and the reference is
+// the start position plus selfSkinFactor·d, so the allowance holds the
+// substep's own motion and, at a steady velocity, 2·selfSkinFactor - 1 more
+// substeps of it (where a reference at the start position held one: the
+// 64 x 64 sphere drape took 9 % longer so). A resting heap keeps a list of
+// near neighbours only, and a vertex that falls fast pairs with what lies
+// along its path, without inflating the search for the rest of the cloth
+// (while full rebuilds come every substep, as in a crumpling heap, the
+// factor is selfSkinTight: one substep's displacement, all a list that
+// lasts one substep needs). Candidates come from a hierarchy of the
+// triangles with normal cones (selfbvh.go), which skips the patches and
+// vertex fans that cannot fold onto themselves. When a few vertices leave
+// their allowances, only they take new references, and only the pairs of
+// their triangles are searched again (rebuildPart); when a triangle a cull
+// relies on turns out of its cone, the culls it relied on are dropped
+// (uncull) and the pairs they skipped are searched as well. When many
+// vertices leave, or many culls were dropped since the last full rebuild,
+// every vertex starts over and the whole list is rebuilt, with fresh culls
+// (rebuild). The pairs are listed in the hierarchy's traversal order, which
+// keeps neighbouring pairs together. Displacements relative to the cloth's
+// mean motion are clamped to selfMaxRel·h per substep (Ten Minute Physics'
+// velocity clamp): the side memories below are only trustworthy when no
+// pair moves much more than the thickness in one substep. Pairs already
+// closer than h in the rest mesh keep their rest distance instead.
 //
 // Every substep, one parallel pass over the list refreshes each pair's
 // side memory from the substep's start positions and picks the pairs near
@@ -1212,7 +1211,7 @@ func (sc *selfCollision) rebuildPart() {
 		return
 	}
 	// the new boxes of sc.part's triangles, and the pairs set aside,
-	// side by side
+	// side by side (two items, each worth minChunk: one chunk apiece)
 	sc.b.pool.runWork(2, 2*minChunk, minChunk, sc.fnPrepPart)
 	sc.search(true)
 	for _, t := range sc.part {
