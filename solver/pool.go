@@ -167,15 +167,6 @@ func (s *spinner) over(d time.Duration) bool {
 	return !now.Before(s.until)
 }
 
-// poll counts a poll of a spin-wait that has no deadline, yielding the core
-// every 64.
-func (s *spinner) poll() {
-	s.polls++
-	if s.polls&63 == 0 {
-		yield()
-	}
-}
-
 // claim runs chunks of phase gen until none is left: the caller takes
 // them from the front, the workers (back) from the back.
 func (p *pool) claim(gen uint64, back bool) {

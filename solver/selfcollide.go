@@ -441,7 +441,7 @@ func (sc *selfCollision) update() {
 	// clamp displacements to selfMaxRel·h per substep relative to the mean
 	// and check every vertex against its allowance (clamp), and list the
 	// vertices that left theirs in vertex order
-	sc.mNow, sc.cs = mNow, cs
+	sc.mNow, sc.mPrev, sc.cs = mNow, mPrev, cs
 	sc.b.pool.runWork(nb, len(pos), minChunk, sc.fnClamp)
 	esc := sc.esc[:0]
 	for i := range sc.blocks {
@@ -495,7 +495,7 @@ func (sc *selfCollision) update() {
 	sc.part = part
 	// a vertex that starts over is measured from the substep's start,
 	// ahead along its displacement (see selfCollision)
-	sc.factor, sc.mPrev = selfSkinFactor, mPrev
+	sc.factor = selfSkinFactor
 	if full && sc.fullAt == sc.substep-1 {
 		// the last list did not outlive its substep: this one will
 		// hardly outlive its own either
