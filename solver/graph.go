@@ -44,6 +44,7 @@ type projTask struct {
 type projGraph struct {
 	tasks  []projTask // in phase order
 	own    [][]int32  // per goroutine: its tasks, in phase order
+	bendAt []int      // per goroutine: where its bending tasks start in own
 	depOff []int32    // task t waits for deps[depOff[t]:depOff[t+1]]
 	deps   []int32
 	done   []atomic.Uint32 // per task: the run (gen) it last finished in
@@ -184,6 +185,12 @@ func newProjGraph(m *Model, owners int) *projGraph {
 			return append(vs, st.v[i][:]...)
 		})
 	}
+	// (the bending phases come last: a substep without bending runs each
+	// goroutine's tasks up to its first bending task)
+	g.bendAt = make([]int, owners)
+	for o := range g.own {
+		g.bendAt[o] = len(g.own[o])
+	}
 	for c := 0; c+1 < len(bd.colours); c++ {
 		add(taskBend, byVertex(bd.colours[c], bd.colours[c+1], func(i int) int32 { return bd.v[i][0] }), func(vs []int32, i int) []int32 {
 			return append(vs, bd.v[i][:]...)
@@ -217,7 +224,8 @@ func cutWork(cut []int, lo, hi int, work func(i int) int) {
 	}
 }
 
-// runGraph projects the limits, stretch and bending constraints once, by
+// runGraph projects the limits, stretch and bending constraints (those
+// only if some hinge is due, x.bendNow) once, by
 // the graph's tasks, one goroutine per owner (see pool.runSlots), and
 // reports whether it did (not when the workers are not running).
 func (x *XPBD) runGraph() bool {
@@ -243,7 +251,11 @@ func (x *XPBD) runGraph() bool {
 func (x *XPBD) runOwners(lo, hi int) {
 	g := x.graph
 	for o := lo; o < hi; o++ {
-		for _, t := range g.own[o] {
+		tasks := g.own[o]
+		if !x.bendNow {
+			tasks = tasks[:g.bendAt[o]]
+		}
+		for _, t := range tasks {
 			for _, d := range g.deps[g.depOff[t]:g.depOff[t+1]] {
 				if g.done[d].Load() == g.gen {
 					continue

@@ -181,6 +181,12 @@ type bendBlock struct {
 	rest    []float64 // rest dihedral angle [rad]
 	alpha   []float64 // compliance [rad/(N·m)]
 	colours []int
+	// ratio is each hinge's ratio W·dt²/α for dt = 1 s (hingeRatio),
+	// which scales as dt², and piece the piece of cloth (connected
+	// component of the mesh) it lies in, numbered from 0
+	ratio  []float64
+	piece  []int32
+	pieces int
 }
 
 // NumColours returns the number of colour groups of the stretch and bending
@@ -393,6 +399,15 @@ func (m *Model) buildBend() {
 		} else {
 			b.alpha[c] = math.Inf(1)
 		}
+	}
+	b.ratio = make([]float64, len(b.v))
+	for i := range b.ratio {
+		b.ratio[i] = m.hingeRatio(i)
+	}
+	of, n := m.Topo.pieces(len(m.Rest))
+	b.piece, b.pieces = make([]int32, len(b.v)), n
+	for i, q := range b.v {
+		b.piece[i] = of[q[0]]
 	}
 }
 

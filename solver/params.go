@@ -88,6 +88,12 @@ type Params struct {
 	Substeps int
 	// Iterations is the number of constraint projections per substep (XPBD).
 	Iterations int
+	// BendingInterval bounds how many substeps the bending moves found in
+	// one projection span (XPBD): 1 projects every hinge in every
+	// substep; 0, the default, lets soft bending span up to 5 substeps
+	// (a multiple time step, see bendClasses): bending is the cloth's
+	// softest force and its costliest constraint.
+	BendingInterval int
 	// JacobiIterations is the number of Jacobi iterations per substep of the
 	// implicit solver (seed 003 uses 32).
 	JacobiIterations int
@@ -232,6 +238,7 @@ func (p Params) Validate() error {
 		fin("max speed", p.MaxSpeed, 1e-3, 1e6, "1e-3..1e6 m/s"),
 		in("substeps", p.Substeps, 1, 1000),
 		in("iterations", p.Iterations, 1, 100),
+		in("bending interval", p.BendingInterval, 0, 100),
 		in("jacobi iterations", p.JacobiIterations, 1, 1000),
 		in("threads", p.Threads, 0, 256),
 		in("retry divergence", p.RetryDivergence, 0, 10),

@@ -13,26 +13,32 @@ import (
 // compliance then dominates the correction, and the Gauss-Seidel sweep
 // does not have to carry a stiff correction along many hinges.
 func (m *Model) bendingRatio(fps float64) float64 {
-	b := &m.bend
 	worst := 0.0
+	for _, r := range m.bend.ratio {
+		worst = math.Max(worst, r)
+	}
+	return worst / (fps * fps)
+}
+
+// hingeRatio returns hinge i's ratio W·dt²/α for dt = 1 s (see
+// bendingRatio), or 0 if it has no stiffness or is degenerate at rest.
+func (m *Model) hingeRatio(i int) float64 {
+	b := &m.bend
+	if math.IsInf(b.alpha[i], 1) {
+		return 0
+	}
 	var q [4]vec.Vec3
 	var w [4]float64
-	for i, v := range b.v {
-		if math.IsInf(b.alpha[i], 1) {
-			continue
-		}
-		for k, j := range v {
-			q[k], w[k] = m.Rest[j], m.InvMass[j]
-		}
-		// a unit constraint error with no compliance moves the hinge by
-		// dλ = 1/W
-		dl := projectDihedral(q[:], w[:], [4]int32{0, 1, 2, 3}, b.rest[i]+1, 0, 0)
-		if !(dl > 0) {
-			continue
-		}
-		worst = math.Max(worst, 1/(dl*b.alpha[i]*fps*fps))
+	for k, j := range b.v[i] {
+		q[k], w[k] = m.Rest[j], m.InvMass[j]
 	}
-	return worst
+	// a unit constraint error with no compliance moves the hinge by
+	// dλ = 1/W
+	dl := projectDihedral(q[:], w[:], [4]int32{0, 1, 2, 3}, b.rest[i]+1, 0, 0)
+	if !(dl > 0) {
+		return 0
+	}
+	return 1 / (dl * b.alpha[i])
 }
 
 // bendingRatioMax is the largest ratio W·dt²/α at which one projection per

@@ -253,3 +253,41 @@ func (u lowUnion) union(a, b int32) {
 	}
 	u[rb] = ra
 }
+
+// pieces numbers the connected components of the mesh's n vertices
+// (joined by triangles) in order of their lowest vertex, and returns each
+// vertex's component and their number (a vertex in no triangle is a piece
+// of its own).
+func (t *Topology) pieces(n int) ([]int32, int) {
+	root := make([]int32, n)
+	for v := range root {
+		root[v] = int32(v)
+	}
+	find := func(v int32) int32 {
+		for root[v] != v {
+			root[v] = root[root[v]]
+			v = root[v]
+		}
+		return v
+	}
+	for _, tri := range t.Tris {
+		a := find(tri[0])
+		for _, v := range tri[1:] {
+			if b := find(v); b != a {
+				a, b = min(a, b), max(a, b)
+				root[b] = a
+			}
+		}
+	}
+	of := make([]int32, n)
+	k := int32(0)
+	for v := range of {
+		if r := find(int32(v)); r == int32(v) {
+			of[v] = k
+			k++
+		} else {
+			of[v] = of[r]
+		}
+	}
+	return of, int(k)
+}
