@@ -123,6 +123,7 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 	if sc.Iterations > 0 {
 		p.Iterations = sc.Iterations
 	}
+	p.BendingInterval = sc.BendInterval
 	p.Threads = sc.Threads
 	p.Tethers = sc.Tethers
 	p.RetryDivergence = sc.Retry

@@ -32,6 +32,7 @@ type Scene struct {
 	Solver        string         `json:"solver,omitempty"`
 	Substeps      int            `json:"substeps,omitempty"`
 	Iterations    int            `json:"iterations,omitempty"`
+	BendInterval  int            `json:"bending_interval,omitempty"`
 	Threads       int            `json:"threads,omitempty"`
 	Gravity       *[3]float64    `json:"gravity,omitempty"`
 	Fabric        FabricSpec     `json:"fabric,omitempty"`
@@ -422,6 +423,9 @@ func (s *Scene) Validate() error {
 	}
 	if s.Iterations < 0 || s.Iterations > 100 {
 		return s.rangeError("iterations", s.Iterations, "must be in 1..100")
+	}
+	if s.BendInterval < 0 || s.BendInterval > 100 {
+		return s.rangeError("bending_interval", s.BendInterval, "must be in 1..100 (0 = automatic, 1 = bending in every substep)")
 	}
 	if s.Threads < 0 || s.Threads > 1024 {
 		return s.rangeError("threads", s.Threads, "must be in 0..1024 (0 = all cores)")

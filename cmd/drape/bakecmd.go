@@ -39,6 +39,7 @@ Examples:
 			&cli.IntFlag{Name: "frame-step", Usage: "write every `K`th frame"},
 			&cli.IntFlag{Name: "substeps", Usage: "substeps per frame (default: the solver's)"},
 			&cli.IntFlag{Name: "iterations", Usage: "constraint iterations per substep"},
+			&cli.IntFlag{Name: "bending-interval", Usage: "most substeps one bending projection spans (0 = automatic, 1 = every substep)"},
 			&cli.StringFlag{Name: "solver", Usage: "xpbd, verlet, euler or implicit"},
 			&cli.IntFlag{Name: "threads", Usage: "worker threads (0 = all cores); the result does not depend on it"},
 			&cli.StringFlag{Name: "gravity", Usage: "gravity `x,y,z` [m/s²]"},
@@ -136,6 +137,7 @@ func applyFlags(c *cli.Context, sc *bake.Scene) error {
 	setInt("frame-step", &sc.FrameStep)
 	setInt("substeps", &sc.Substeps)
 	setInt("iterations", &sc.Iterations)
+	setInt("bending-interval", &sc.BendInterval)
 	setInt("threads", &sc.Threads)
 	setInt("retry", &sc.Retry)
 	setFloat("fps", &sc.FPS)

@@ -287,6 +287,7 @@ func TestMalformedScenes(t *testing.T) {
 		{"unknown", `{"input": "cloth.obj", "wind": {"direction": [1,0,0], "speed": 2, "gusts": 1}}`, []string{"unknown.json", `"wind.gusts"`, `did you mean "gust"`}},
 		{"type", `{"input": "cloth.obj", "self_collision": "yes"}`, []string{"type.json", "self_collision", "true or false"}},
 		{"range", `{"input": "cloth.obj", "substeps": 5000}`, []string{"range.json", "substeps = 5000", "1..1000"}},
+		{"bend-range", `{"input": "cloth.obj", "bending_interval": -1}`, []string{"bend-range.json", "bending_interval = -1", "1..100"}},
 		{"nested-range", `{"input": "cloth.obj", "pins": [{"box": [0,0,0,-1,1,1]}]}`, []string{"nested-range.json", "pins[0].box", "x0<=x1"}},
 		{"missing-mesh", `{"input": "nothere.obj"}`, []string{"nothere.obj", "cannot read"}},
 		{"bad-collider-mesh", `{"input": "cloth.obj", "colliders": [{"type": "mesh", "path": "cloth.obj"}]}`, []string{"colliders[0]", "closed"}},
