@@ -224,10 +224,10 @@ func cutWork(cut []int, lo, hi int, work func(i int) int) {
 	}
 }
 
-// runGraph projects the limits, stretch and bending constraints (those
-// only if some hinge is due, x.bendNow) once, by
-// the graph's tasks, one goroutine per owner (see pool.runSlots), and
-// reports whether it did (not when the workers are not running).
+// runGraph projects the limits, stretch and bending constraints once (the
+// bending ones only if some hinge spans one substep, x.bendNow), by the
+// graph's tasks, one goroutine per owner (see pool.runSlots), and reports
+// whether it did (not when the workers are not running).
 func (x *XPBD) runGraph() bool {
 	g := x.graph
 	g.gen++
