@@ -25,8 +25,12 @@ type Report struct {
 	FrameStep int     `json:"frame_step"`
 	Solver    string  `json:"solver"`
 	Substeps  int     `json:"substeps"`
-	Threads   int     `json:"threads"`
-	Fabric    Fabric  `json:"fabric"`
+	// BendingSpans are, per piece of cloth with bending (xpbd), the
+	// substeps one projection of its bending spans (scene key
+	// bending_interval).
+	BendingSpans []int  `json:"bending_spans,omitempty"`
+	Threads      int    `json:"threads"`
+	Fabric       Fabric `json:"fabric"`
 	// Regions are the fabric regions: each one's triangles and fabric.
 	Regions        []RegionInfo `json:"regions,omitempty"`
 	Thickness      float64      `json:"thickness_m"`
@@ -84,6 +88,7 @@ func (j *Job) report(rec *Recording, outs []OutputInfo) *Report {
 		FrameStep:      sc.FrameStep,
 		Solver:         j.Params.Solver.String(),
 		Substeps:       j.Params.Substeps,
+		BendingSpans:   j.Model.BendingSpans(sc.FPS),
 		Threads:        sc.Threads,
 		Fabric:         j.Fabric,
 		Regions:        j.Regions,

@@ -266,26 +266,7 @@ func (x *XPBD) bendClasses(dt float64, n int) {
 	if len(x.bendCls) != len(b.v) {
 		x.bendCls = make([]uint8, len(b.v))
 	}
-	top := bendIntervalMax
-	if p := x.m.Params.BendingInterval; p > 0 {
-		top = min(top, p)
-	}
-	// each piece's stiffest hinge sets its span
-	worst := make([]float64, b.pieces)
-	for i, r := range b.ratio {
-		worst[b.piece[i]] = max(worst[b.piece[i]], r)
-	}
-	span := make([]uint8, b.pieces)
-	for k, r1 := range worst {
-		r := r1 * dt * dt
-		c := 1
-		for d := 2; d <= top; d++ {
-			if n%d == 0 && float64(d*d)*r <= bendSwingMax {
-				c = d
-			}
-		}
-		span[k] = uint8(c)
-	}
+	span, _ := x.m.pieceSpans(dt, n)
 	for i, k := range b.piece {
 		x.bendCls[i] = span[k]
 		x.bendMask |= 1 << span[k]
@@ -304,6 +285,53 @@ func (x *XPBD) bendClasses(dt float64, n int) {
 		x.bendHold = make([]vec.Vec3, len(x.m.Rest))
 		x.bendCopy = make([]vec.Vec3, len(x.m.Rest))
 	}
+}
+
+// pieceSpans returns each piece's bending span for substeps of dt
+// seconds, n per frame (see bendClasses), and whether the piece has a
+// hinge.
+func (m *Model) pieceSpans(dt float64, n int) ([]uint8, []bool) {
+	b := &m.bend
+	top := bendIntervalMax
+	if p := m.Params.BendingInterval; p > 0 {
+		top = min(top, p)
+	}
+	// each piece's stiffest hinge sets its span
+	worst := make([]float64, b.pieces)
+	has := make([]bool, b.pieces)
+	for i, r := range b.ratio {
+		k := b.piece[i]
+		worst[k], has[k] = max(worst[k], r), true
+	}
+	span := make([]uint8, b.pieces)
+	for k, r1 := range worst {
+		r := r1 * dt * dt
+		c := 1
+		for d := 2; d <= top; d++ {
+			if n%d == 0 && float64(d*d)*r <= bendSwingMax {
+				c = d
+			}
+		}
+		span[k] = uint8(c)
+	}
+	return span, has
+}
+
+// BendingSpans returns, for each piece of cloth (connected component of
+// the mesh) with bending, in the order of their lowest vertices, how many
+// substeps one projection of its bending constraints spans at fps frames
+// per second and Params.Substeps (XPBD; see Params.BendingInterval), or
+// nil if no piece has bending.
+func (m *Model) BendingSpans(fps float64) []int {
+	n := m.Params.Substeps
+	span, has := m.pieceSpans(1/(fps*float64(n)), n)
+	var out []int
+	for k, c := range span {
+		if has[k] {
+			out = append(out, int(c))
+		}
+	}
+	return out
 }
 
 // runColours projects each colour group in parallel chunks.
