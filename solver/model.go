@@ -182,8 +182,8 @@ type bendBlock struct {
 	alpha   []float64 // compliance [rad/(N·m)]
 	colours []int
 	// ratio is each hinge's ratio W·dt²/α for dt = 1 s (hingeRatio),
-	// which scales as dt², and piece the piece of cloth (connected
-	// component of the mesh) it lies in, numbered from 0
+	// which scales as dt², and piece the piece of cloth it lies in
+	// (Topology.Piece; pieces is Topology.Pieces)
 	ratio  []float64
 	piece  []int32
 	pieces int
@@ -404,10 +404,9 @@ func (m *Model) buildBend() {
 	for i := range b.ratio {
 		b.ratio[i] = m.hingeRatio(i)
 	}
-	of, n := m.Topo.pieces(len(m.Rest))
-	b.piece, b.pieces = make([]int32, len(b.v)), n
+	b.piece, b.pieces = make([]int32, len(b.v)), m.Topo.Pieces
 	for i, q := range b.v {
-		b.piece[i] = of[q[0]]
+		b.piece[i] = m.Topo.Piece[q[0]]
 	}
 }
 
