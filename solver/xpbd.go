@@ -259,7 +259,12 @@ const bendSwingMax = 1
 // A piece of cloth (connected component of the mesh) takes the span of
 // its stiffest hinge, so separate pieces do not affect each other: the
 // longest divisor of n up to bendIntervalMax (and Params.BendingInterval
-// when set) within bendSwingMax. Spans are whole within a frame.
+// when set) within bendSwingMax. Spans are whole within a frame. Hinges
+// of one piece with different spans swing together faster than each one
+// alone: a span per hinge bent the 1e-4 N·m strip of TestBendingSpans up
+// (-4.5 cm against a 1.2 cm sag), and the span of a piece's 99th
+// percentile hinge, with the stiffer ones at span 1, made the 1e-5 N·m
+// strip sag 15.5 cm against 8.5.
 func (x *XPBD) bendClasses(dt float64, n int) {
 	b := &x.m.bend
 	x.bendDt, x.bendN, x.bendMask = dt, n, 0
