@@ -225,7 +225,7 @@ func cutWork(cut []int, lo, hi int, work func(i int) int) {
 }
 
 // runGraph projects the limits, stretch and bending constraints once (the
-// bending ones only if some hinge spans one substep, x.bendNow), by the
+// bending ones only if some hinge spans one substep, x.bendEach), by the
 // graph's tasks, one goroutine per owner (see pool.runSlots), and reports
 // whether it did (not when the workers are not running).
 func (x *XPBD) runGraph() bool {
@@ -252,7 +252,7 @@ func (x *XPBD) runOwners(lo, hi int) {
 	g := x.graph
 	for o := lo; o < hi; o++ {
 		tasks := g.own[o]
-		if !x.bendNow {
+		if !x.bendEach() {
 			tasks = tasks[:g.bendAt[o]]
 		}
 		for _, t := range tasks {

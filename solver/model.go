@@ -182,11 +182,8 @@ type bendBlock struct {
 	alpha   []float64 // compliance [rad/(N·m)]
 	colours []int
 	// ratio is each hinge's ratio W·dt²/α for dt = 1 s (hingeRatio),
-	// which scales as dt², and piece the piece of cloth it lies in
-	// (Topology.Piece; pieces is Topology.Pieces)
-	ratio  []float64
-	piece  []int32
-	pieces int
+	// which scales as dt²
+	ratio []float64
 }
 
 // NumColours returns the number of colour groups of the stretch and bending
@@ -403,10 +400,6 @@ func (m *Model) buildBend() {
 	b.ratio = make([]float64, len(b.v))
 	for i := range b.ratio {
 		b.ratio[i] = m.hingeRatio(i)
-	}
-	b.piece, b.pieces = make([]int32, len(b.v)), m.Topo.Pieces
-	for i, q := range b.v {
-		b.piece[i] = m.Topo.Piece[q[0]]
 	}
 }
 

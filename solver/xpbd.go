@@ -59,14 +59,12 @@ type XPBD struct {
 	// bending spans (bendClasses): hinge i's moves are found once every
 	// bendCls[i] substeps, picked for substeps of bendDt seconds, bendN per
 	// frame; bit c of bendMask is set when some hinge spans c substeps;
-	// bendSub is the substep of the frame, and bendNow reports whether
-	// some hinge spans one substep (projected as usual)
+	// bendSub is the substep of the frame
 	bendCls  []uint8
 	bendDt   float64
 	bendN    int
 	bendMask uint32
 	bendSub  int
-	bendNow  bool
 	// for longer spans (nil without): per vertex, the span of its piece
 	// (vSpan, 1 without bending) and the moves its span's hinges make
 	// (bendHold), found on a copy of the positions (bendCopy) at the
@@ -169,7 +167,7 @@ func (x *XPBD) step(k, n int, t, dt float64) {
 	if dt != x.bendDt || n != x.bendN {
 		x.bendClasses(dt, n)
 	}
-	x.bendSub, x.bendNow = k, x.bendMask&(1<<1) != 0
+	x.bendSub = k
 	for c := 2; c <= bendIntervalMax; c++ {
 		if x.bendMask&(1<<c) != 0 && k%c == 0 {
 			x.holdBending()
@@ -193,7 +191,7 @@ func (x *XPBD) step(k, n int, t, dt float64) {
 		if sleeping {
 			x.runAwakeLimits()
 			x.runBlocks(x.sl.strActCol, x.sl.strAct, x.fnStrBlk)
-			if x.bendNow {
+			if x.bendEach() {
 				x.runBlocks(x.sl.bendActCol, x.sl.bendAct, x.fnBendBlk)
 			}
 			if len(m.volumes) > 0 {
@@ -207,7 +205,7 @@ func (x *XPBD) step(k, n int, t, dt float64) {
 		if x.graph == nil || x.pool.coarse > 0 || !x.runGraph() {
 			x.runLimits()
 			x.runColours(m.stretch.colours, x.fnStr)
-			if x.bendNow {
+			if x.bendEach() {
 				x.runColours(m.bend.colours, x.fnBend)
 			}
 		}
@@ -272,9 +270,10 @@ func (x *XPBD) bendClasses(dt float64, n int) {
 		x.bendCls = make([]uint8, len(b.v))
 	}
 	span, _ := x.m.pieceSpans(dt, n)
-	for i, k := range b.piece {
-		x.bendCls[i] = span[k]
-		x.bendMask |= 1 << span[k]
+	for i, q := range b.v {
+		c := span[x.m.Topo.Piece[q[0]]]
+		x.bendCls[i] = c
+		x.bendMask |= 1 << c
 	}
 	x.vSpan, x.bendHold, x.bendCopy = nil, nil, nil
 	if x.bendMask&^(1<<1) != 0 {
@@ -292,6 +291,12 @@ func (x *XPBD) bendClasses(dt float64, n int) {
 	}
 }
 
+// bendEach reports whether some hinge spans one substep: then the
+// bending phases run in every substep, projecting those hinges.
+func (x *XPBD) bendEach() bool {
+	return x.bendMask&(1<<1) != 0
+}
+
 // pieceSpans returns each piece's bending span for substeps of dt
 // seconds, n per frame (see bendClasses), and whether the piece has a
 // hinge.
@@ -302,13 +307,13 @@ func (m *Model) pieceSpans(dt float64, n int) ([]uint8, []bool) {
 		top = min(top, p)
 	}
 	// each piece's stiffest hinge sets its span
-	worst := make([]float64, b.pieces)
-	has := make([]bool, b.pieces)
+	worst := make([]float64, m.Topo.Pieces)
+	has := make([]bool, m.Topo.Pieces)
 	for i, r := range b.ratio {
-		k := b.piece[i]
+		k := m.Topo.Piece[b.v[i][0]]
 		worst[k], has[k] = max(worst[k], r), true
 	}
-	span := make([]uint8, b.pieces)
+	span := make([]uint8, m.Topo.Pieces)
 	for k, r1 := range worst {
 		r := r1 * dt * dt
 		c := 1
