@@ -43,7 +43,7 @@ type selfComps struct {
 	pairs  []int32 // every group's pairs, group after group (backing)
 	gverts []int32 // every group's vertices, group after group (backing)
 	vg     []int32 // scratch: per vertex of verts, its group
-	nv     []int32 // scratch: per group, where its vertices start in gverts
+	nv     []int32 // scratch: per group, its vertices
 	first  []int32 // scratch: per listed pair, its first vertex
 	of     []int32 // scratch: per listed pair, its group
 	count  []int32 // scratch: per group, its pairs
@@ -145,28 +145,19 @@ func (sc *selfCollision) split() bool {
 		cs.groups = make([]pairGroup, groups)
 	}
 	cs.groups = cs.groups[:groups]
-	lo := int32(0)
-	for g := range cs.groups {
-		cs.groups[g].pairs = cs.pairs[lo : lo : lo+count[g]]
-		lo += count[g]
-	}
+	carve(cs.pairs, count, func(g int, run []int32) { cs.groups[g].pairs = run })
 	for k, g := range of {
 		cs.groups[g].pairs = append(cs.groups[g].pairs, int32(k))
 	}
 	// and their vertices, in the order the pairs first use them
-	nv := slices.Grow(cs.nv[:0], groups+1)[:groups+1]
+	nv := slices.Grow(cs.nv[:0], groups)[:groups]
 	clear(nv)
 	cs.nv = nv
 	for _, g := range vg {
-		nv[g+1]++
-	}
-	for g := range groups {
-		nv[g+1] += nv[g]
+		nv[g]++
 	}
 	cs.gverts = slices.Grow(cs.gverts[:0], len(verts))[:len(verts)]
-	for g := range cs.groups {
-		cs.groups[g].verts = cs.gverts[nv[g]:nv[g]:nv[g+1]]
-	}
+	carve(cs.gverts, nv, func(g int, run []int32) { cs.groups[g].verts = run })
 	for i, v := range verts {
 		g := &cs.groups[vg[i]]
 		g.verts = append(g.verts, v)
@@ -180,6 +171,16 @@ func (sc *selfCollision) split() bool {
 		return len(cs.groups[b].pairs) - len(cs.groups[a].pairs)
 	})
 	return true
+}
+
+// carve cuts backing into consecutive empty runs, run g with room for
+// counts[g] items, and hands each to set (which keeps it to append to).
+func carve(backing, counts []int32, set func(g int, run []int32)) {
+	lo := int32(0)
+	for g, c := range counts {
+		set(g, backing[lo:lo:lo+c])
+		lo += c
+	}
 }
 
 // refreshSplit is refresh for the substep's first pick, whose first chunk
