@@ -131,28 +131,81 @@ func (c *collision) runGroups(_, _ int) {
 }
 
 // selfRounds runs the substep's self-collision rounds on group g:
-// selfIterations rounds of a pick (the first is update's), the sweeps and
-// the colliders for the vertices they moved, then the fail-safe.
+// selfIterations rounds of a pick (the first is update's), up to
+// selfSweeps Gauss-Seidel sweeps over the near pairs, every other one
+// backwards (symmetric Gauss-Seidel: no pair order is favoured), and the
+// colliders for the vertices they moved; then the fail-safe. The last
+// round's last sweep applies friction. A sweep that moves no vertex by
+// selfConverged·h or more ends its round; when a round's first sweep does,
+// nothing came near, and only the friction sweep is left to run, over the
+// same pairs.
+//
+// Once the pairs near the vertices a sweep still pushed that far are few
+// (see narrow), the sweeps and rounds run on them alone, and the friction
+// sweep on all of g's near pairs of its last pick.
 func (c *collision) selfRounds(g *pairGroup) {
 	sc := c.self
 	nc := len(c.b.f.Colliders)
+	tol := sc.hotSq
 	converged := false
+	cur := g // g, or the part of it the sweeps narrowed to
+	g.left = nil
 	for it := 0; it < selfIterations; it++ {
-		if it > 0 && !converged {
-			sc.repick(g)
-		}
 		last := it == selfIterations-1
-		moved := sc.iterate(g, last, converged)
+		if it > 0 && !converged {
+			cur = sc.narrow(g, cur, true)
+		}
+		moved, onG := false, false
+		for s := 0; s < selfSweeps; s++ {
+			friction := last && s == selfSweeps-1
+			if converged && !friction {
+				continue
+			}
+			mu := 0.0
+			if friction {
+				mu = sc.mu
+				if cur != g {
+					if moved && nc > 0 {
+						c.reproject(cur)
+						cur.tick++
+					}
+					g.left = cur
+					g.tick, cur = cur.tick, g
+				}
+			}
+			// the whole list's first sweep of a round marks the near
+			// pairs' vertices for the colliders (collideNear)
+			mark := cur == &sc.all && !onG && nc > 0
+			onG = onG || cur == g
+			if sc.sweep(cur, mu, s%2 == 1, mark) >= tol {
+				moved = true
+				if s+1 < selfSweeps && !(last && s+2 == selfSweeps) {
+					cur = sc.narrow(g, cur, false)
+				}
+				continue
+			}
+			if !last {
+				break
+			}
+			s = max(s, selfSweeps-2) // on to the friction sweep
+		}
 		if !moved && !last {
-			// nothing moved by more than selfConverged·h, so no pair
-			// came near: only the friction sweep is left to run, over
-			// the same pairs
 			it, converged = selfIterations-2, true
 			continue
 		}
 		if nc > 0 {
-			c.reproject(g)
-			g.tick++ // the ticks collideStamped stamped
+			// the colliders for the vertices the round's sweeps on g
+			// moved, and on its part
+			if onG {
+				g.tick = cur.tick
+				c.reproject(g)
+				g.tick++ // the ticks collideStamped stamped
+				cur.tick = g.tick
+			}
+			if cur != g {
+				c.reproject(cur)
+				cur.tick++
+			}
 		}
 	}
 	sc.failSafe(g)
@@ -201,13 +254,15 @@ func (c *collision) collideNear(lo, hi int) {
 
 // collideStamped projects vertex v out of every collider and, if that
 // moves it, stamps it for the self-collision projections (see
-// selfCollision.pStamp) with the tick after tick, its group's.
+// selfCollision.pStamp) with the tick after tick, its group's, and marks
+// it hot if it drifted far enough (see selfCollision.drift).
 func (c *collision) collideStamped(v, tick int32) {
 	pos := c.b.s.Pos
 	x := pos[v]
 	c.collideOne(v)
 	if pos[v] != x {
 		c.self.vStamp[v] = tick + 1
+		c.self.drift(v, tick+1)
 	}
 }
 

@@ -71,8 +71,9 @@ func icoMesh(c vec.Vec3, r float64, n int) ([]vec.Vec3, [][3]int32) {
 }
 
 // stepFrames steps frames frames at fps with colliders cs and calls each
-// (if not nil) after every frame with the frame's end time.
-func stepFrames(t testing.TB, m *Model, s *State, cs []sdf.Collider, frames int, fps float64, each func(frame int, tEnd float64)) {
+// (if not nil) after every frame with the frame's end time. It returns the
+// integrator (for its statistics).
+func stepFrames(t testing.TB, m *Model, s *State, cs []sdf.Collider, frames int, fps float64, each func(frame int, tEnd float64)) Integrator {
 	t.Helper()
 	in, err := NewIntegrator(m)
 	if err != nil {
@@ -88,6 +89,7 @@ func stepFrames(t testing.TB, m *Model, s *State, cs []sdf.Collider, frames int,
 			each(i, f.Time+f.Dt)
 		}
 	}
+	return in
 }
 
 // deepest returns the largest depth [m] of any vertex inside any collider

@@ -60,12 +60,14 @@ import (
 // (for the vertices the pushes moved). These rounds touch only the
 // vertices of listed pairs, so they run on each component of the list
 // (pairs joined by shared vertices) on its own, the components in
-// parallel (selfcomp.go). A pair still crossed at the end sends
-// its vertices back to the substep's start (failSafe), and so do two
-// triangles of a near pair that intersect though no pair is flagged
-// crossed, in rounds that did not converge (untangle); the separating
-// speed the pushes give is capped (separate). Every order is fixed, so the
-// result does not depend on the thread count.
+// parallel (selfcomp.go). Once the vertices a sweep still pushes are
+// few, the sweeps and rounds narrow to their pairs (narrow). A pair still
+// crossed at the end sends its vertices back to the substep's start
+// (failSafe), and so do two triangles of a near pair that intersect
+// though no pair is flagged crossed, in rounds that did not converge
+// (untangle); the separating speed the pushes give is capped (separate).
+// Every order is fixed, so the result does not depend on the thread
+// count.
 type selfCollision struct {
 	b  *base
 	m  *Model
@@ -123,11 +125,22 @@ type selfCollision struct {
 	// last moved, pStamp the tick at which a pair was found out of contact
 	// (0: not found so, or not since the substep started). Only pairs and
 	// vertices of one group are compared.
-	vStamp  []int32
-	pStamp  []int32
-	Skipped int // pair projections skipped so (statistics)
-	Classed int // sweeps run class by class (statistics, see classify)
-	Split   int // substeps whose rounds ran component by component (statistics)
+	vStamp []int32
+	pStamp []int32
+	// per vertex: the hotTick of the last sweep (or later tick) that left
+	// it selfConverged·h or more from its anchor, where that moved the
+	// anchor (drift)
+	vHot    []int32
+	anchor  []vec.Vec3
+	adj     pairAdj // the listed pairs of each vertex (narrow)
+	hotSq   float64 // (selfConverged·h)²
+	Skipped int     // pair projections skipped so (statistics)
+	Classed int     // sweeps run class by class (statistics, see classify)
+	Split   int     // substeps whose rounds ran component by component (statistics)
+	// sweeps narrowed to part of a group, and their share of its listed
+	// pairs summed (statistics, see narrow)
+	Narrowed     int
+	NarrowedPart float64
 
 	before  []vec.Vec3 // positions before the self-collision phase
 	pickPos []vec.Vec3 // positions at the substep's first pick
@@ -164,8 +177,17 @@ type pairGroup struct {
 	tick, pickTick int32
 	touched        []int32 // touched's result
 	converged      bool    // its last rounds converged (selfRounds)
-	skipped        int     // projections skipped (summed into Skipped)
-	reverts        int     // vertices put back (summed into Reverts)
+	// hotTick marks (in selfCollision.vHot) the vertices its last sweep
+	// pushed selfConverged·h or more: 1 + the tick before that sweep
+	hotTick int32
+	// part is the scratch group of its hot pairs (narrow), and left is
+	// part if its last rounds ended on it, unconverged (the rest of the
+	// group converged), else nil
+	part, left *pairGroup
+	skipped    int // projections skipped (summed into Skipped)
+	reverts    int // vertices put back (summed into Reverts)
+	narrowed   int // narrow's parts (summed into Narrowed)
+	share      float64
 }
 
 // vtPair is a vertex-triangle proximity pair.
@@ -302,8 +324,13 @@ const (
 	// 14 % more).
 	selfIterations = 6
 	selfSweeps     = 3
-	// selfConverged·h is the largest push of a converged sweep.
-	selfConverged = 1e-2
+	// selfConverged·h is the largest push of a converged sweep, and the
+	// drift that marks a vertex hot (see narrow). With narrowing, 1e-2
+	// left the 64 x 64 heap's closest vertex-triangle pair at 1.78 mm of
+	// the 3 mm thickness (TestSelfCollisionHeap), 2e-2 to 5e-2 at 2.17 mm
+	// (2.22 mm without narrowing); its resting frames took 160 ms on one
+	// thread at 1e-2, 136 at 2e-2 and 128 at 3e-2.
+	selfConverged = 3e-2
 	// selfMaxRel·h is the largest displacement per substep relative to the
 	// cloth's mean motion.
 	selfMaxRel = 1.0
@@ -348,6 +375,11 @@ const (
 	// heap's first 8 frames (BenchmarkHeap, 1 thread) take 164 G
 	// instructions so, 272 G with selfSkinFactor.
 	selfSkinTight = 1.0
+
+	// selfNarrowMax: the substep's iterations narrow to the pairs near
+	// the vertices still pushed (narrow) while those are at most
+	// 1/selfNarrowMax of the listed pairs.
+	selfNarrowMax = 4
 
 	// selfTasks is about how many independent parts a rebuild's
 	// traversal is cut into.
@@ -399,6 +431,9 @@ func newSelfCollision(b *base) *selfCollision {
 	sc.skin = make([]float64, nv)
 	sc.before = make([]vec.Vec3, nv)
 	sc.vStamp = make([]int32, nv)
+	sc.vHot = make([]int32, nv)
+	sc.anchor = make([]vec.Vec3, nv)
+	sc.hotSq = selfConverged * selfConverged * sc.h * sc.h
 	sc.pickPos = make([]vec.Vec3, nv)
 	sc.moved = make([]bool, nv)
 	sc.mark = make([]bool, nv)
@@ -504,6 +539,7 @@ func (sc *selfCollision) update() {
 	}
 	switch {
 	case full:
+		sc.adj.ok = false
 		sc.fullAt = sc.substep
 		sc.uncutAll = 0
 		sc.b.pool.run(len(pos), sc.fnReset)
@@ -516,6 +552,7 @@ func (sc *selfCollision) update() {
 			sc.reset(int(v))
 		}
 		slices.Sort(part)
+		sc.adj.ok = false
 		sc.rebuildPart()
 	}
 	sc.pick(true)
@@ -527,6 +564,7 @@ func (sc *selfCollision) update() {
 	sc.pStamp = sc.pStamp[:n]
 	clear(sc.pStamp)
 	clear(sc.vStamp)
+	clear(sc.vHot)
 	sc.all.tick, sc.all.pickTick = 0, 0
 }
 
@@ -601,7 +639,7 @@ func (sc *selfCollision) clamp(lo, hi int) {
 			if sc.valid && pos[v].Sub(mNow).Sub(sc.ref[v]).LenSq() > sc.skin[v]*sc.skin[v] {
 				bl.esc = append(bl.esc, int32(v))
 			}
-			sc.pickPos[v] = pos[v]
+			sc.pickPos[v], sc.anchor[v] = pos[v], pos[v]
 		}
 	}
 }
@@ -612,13 +650,7 @@ func (sc *selfCollision) clamp(lo, hi int) {
 func (sc *selfCollision) pick(sides bool) {
 	sc.sides = sides
 	if !sides { // (update's clamp has copied the positions to pickPos)
-		// which vertices moved selfMargin·h/2 since the first pick
-		still := selfMargin * sc.h / 2
-		still *= still
-		pos := sc.b.s.Pos
-		for v, p := range sc.pickPos {
-			sc.moved[v] = pos[v].Sub(p).LenSq() >= still
-		}
+		sc.movedSince(&sc.all)
 	}
 	n := len(sc.vt) + len(sc.ee)
 	if cap(sc.nearFlag) < n {
@@ -636,10 +668,9 @@ func (sc *selfCollision) pick(sides bool) {
 	sc.b.pool.runWork(n, n, selfRefreshGrain, fn)
 	sc.all.pickTick = sc.all.tick
 	sc.listNear()
+	// (the classes are cut when a sweep first needs them: see sweep)
 	sc.par.classed = len(sc.all.near) >= selfParMin
-	if sc.par.classed {
-		sc.classify()
-	}
+	sc.par.cut = false
 }
 
 // refresh updates the side memories of pairs [lo, hi) from the
@@ -840,12 +871,20 @@ func (sc *selfCollision) untangle() int {
 		}
 		return true
 	}
-	// scan tests group g's near pairs, unless its rounds converged
+	// scan tests group g's near pairs, unless its rounds converged (or
+	// only those of the part its rounds ended on)
 	scan := func(g *pairGroup) (found bool) {
 		if g.converged {
 			return false
 		}
-		for _, k := range g.near {
+		pairs, all := g.near, true
+		if g.left != nil {
+			pairs, all = g.left.pairs, false
+		}
+		for _, k := range pairs {
+			if !all && !sc.nearFlag[k] {
+				continue
+			}
 			if k < nvt {
 				p := &sc.vt[k]
 				for _, a := range sc.tree.vertTris[p.v] {
@@ -918,55 +957,193 @@ func (sc *selfCollision) separate(lo, hi int) {
 	}
 }
 
-// iterate projects group g's near pairs with selfSweeps Gauss-Seidel sweeps in
-// pair order (or class by class, see classify), with friction in the last
-// sweep if asked. A sweep that moves no vertex by selfConverged·h or more
-// ends the iteration (but for the friction sweep). It reports whether a
-// sweep moved a vertex that far. With only set it runs the friction sweep
-// alone: the sweep before it converged.
+// drift marks vertex v hot with mark (the tick of the sweep, or later)
+// once it has moved selfConverged·h or more from its anchor (its position
+// at the substep's first pick, or when it was last marked), and moves the
+// anchor there. A pair none of whose vertices was marked since its last
+// projection has moved less than twice that since: narrow leaves it out.
+func (sc *selfCollision) drift(v, mark int32) {
+	if x := sc.b.s.Pos[v]; x.Sub(sc.anchor[v]).LenSq() >= sc.hotSq {
+		sc.vHot[v], sc.anchor[v] = mark, x
+	}
+}
+
+// sweep projects group g's near pairs once in pair order (or class by
+// class, see classify), backwards if back, with friction mu, and returns
+// the largest squared push. With mark set it marks the pairs' vertices for
+// the colliders (collideNear).
 //
 // Each pair's evaluation has a tick, its place in the sweep's order after
 // the ticks of earlier sweeps (sc.pStamp, sc.vStamp); pairs that share a
 // vertex are evaluated in the order of their ticks, in parallel sweeps too.
-func (sc *selfCollision) iterate(g *pairGroup, friction, only bool) (moved bool) {
-	tol := selfConverged * sc.h
-	tol *= tol
-	first := 0
-	if only {
-		first = selfSweeps - 1
+func (sc *selfCollision) sweep(g *pairGroup, mu float64, back, mark bool) float64 {
+	n := int32(len(g.near))
+	g.hotTick = g.tick + 1
+	var maxSq float64
+	if g == &sc.all && sc.par.classed {
+		if !sc.par.cut {
+			sc.classify()
+			sc.par.cut = true
+		}
+		maxSq = sc.sweepParallel(mu, back, mark)
+	} else {
+		var skipped int
+		maxSq, skipped = sc.sweepRange(g.near, 0, n, mu, back, g.tick, mark)
+		g.skipped += skipped
 	}
-	for sweep := first; sweep < selfSweeps; sweep++ {
-		mu := 0.0
-		if friction && sweep == selfSweeps-1 {
-			mu = sc.mu
+	g.tick += n
+	return maxSq
+}
+
+// narrow returns the pairs group g's next sweep runs on, after a sweep
+// on cur (g or g.part): the pairs of g with a vertex that sweep pushed
+// selfConverged·h or more (the pairs it left unconverged, and their
+// neighbours) in g.part, if they are at most 1/selfNarrowMax of g's
+// pairs, else g; picked again if pick is set, else with the near flags of
+// the last pick. In a resting heap a few pairs squeezed against the ground
+// keep pushing while the rest has converged: sweeping and picking the
+// whole list for them took most of the 64 x 64 heap's self-collision time.
+// The part continues g's ticks, and its pick refreshes the pairs whose
+// vertices moved since g's last pick.
+func (sc *selfCollision) narrow(g, cur *pairGroup, pick bool) *pairGroup {
+	if g.part == nil {
+		g.part = &pairGroup{}
+	}
+	pt := g.part
+	if pick {
+		// pairs not near at g's last pick came near only if a vertex
+		// moved selfMargin·h/2 since the first (see refreshPair)
+		sc.movedSince(g)
+	}
+	if !sc.hotPairs(g, cur.hotTick, pick, pt) {
+		g.tick = cur.tick
+		if pick {
+			sc.repick(g)
 		}
-		// symmetric Gauss-Seidel: odd sweeps run backwards, so no pair
-		// order is favoured
-		back := sweep%2 == 1
-		n := int32(len(g.near))
-		var maxSq float64
-		// the whole list's first sweep marks the near pairs' vertices
-		// for the colliders (collideNear)
-		mark := g == &sc.all && sweep == first && len(sc.b.f.Colliders) > 0
-		if g == &sc.all && sc.par.classed {
-			maxSq = sc.sweepParallel(mu, back, mark)
-		} else {
-			var skipped int
-			maxSq, skipped = sc.sweepRange(g.near, 0, n, mu, back, g.tick, mark)
-			g.skipped += skipped
+		return g
+	}
+	g.narrowed++
+	g.share += float64(len(pt.pairs)) / float64(max(sc.pairsOf(g), 1))
+	pt.tick, pt.pickTick = cur.tick, g.pickTick
+	if pick {
+		pt.verts = sc.vertsOf(pt.pairs, pt.verts)
+		sc.repick(pt)
+	} else {
+		sc.listGroupNear(pt)
+	}
+	return pt
+}
+
+// hotPairs lists in pt.pairs, ascending, the pairs of group g with a
+// vertex marked hot at tick hot or later (sc.vHot), or moved (sc.moved) if
+// moved is set, and reports whether they are at most 1/selfNarrowMax of
+// g's pairs. The whole list finds them through the vertices' pairs
+// (sc.adj), a component by scanning its pairs.
+func (sc *selfCollision) hotPairs(g *pairGroup, hot int32, moved bool, pt *pairGroup) bool {
+	vh, mv := sc.vHot, sc.moved
+	isHot := func(v int32) bool { return vh[v] >= hot || moved && mv[v] }
+	pt.pairs = pt.pairs[:0]
+	limit := sc.pairsOf(g) / selfNarrowMax
+	if g != &sc.all {
+		for _, k := range g.pairs {
+			vs := sc.pairVerts(k)
+			if !isHot(vs[0]) && !isHot(vs[1]) && !isHot(vs[2]) && !isHot(vs[3]) {
+				continue
+			}
+			if len(pt.pairs) == limit {
+				return false
+			}
+			pt.pairs = append(pt.pairs, k)
 		}
-		g.tick += n
-		if maxSq >= tol {
-			moved = true
+		return true
+	}
+	// more than a 4·selfNarrowMax-th of the vertices hot means too many
+	// pairs: on the 64 x 64 heap a narrowed sweep had at most 172 of the
+	// 4096 vertices hot, while 255 or more never narrowed once it lay
+	// still, and a crumpling heap has most of them hot
+	nHot := 0
+	for v := range vh {
+		if isHot(int32(v)) {
+			nHot++
+		}
+	}
+	if nHot > len(vh)/(4*selfNarrowMax) {
+		return false
+	}
+	a := &sc.adj
+	if !a.ok {
+		sc.indexAdj()
+	}
+	a.gen++
+	for v := range vh {
+		if !isHot(int32(v)) {
 			continue
 		}
-		// converged: only the friction sweep is left to run
-		if !friction {
-			break
+		for _, k := range a.pairs[a.start[v]:a.start[v+1]] {
+			if a.seen[k] == a.gen {
+				continue
+			}
+			if len(pt.pairs) == limit {
+				return false
+			}
+			a.seen[k] = a.gen
+			pt.pairs = append(pt.pairs, k)
 		}
-		sweep = max(sweep, selfSweeps-2)
 	}
-	return moved
+	slices.Sort(pt.pairs)
+	return true
+}
+
+// pairsOf returns the number of group g's listed pairs.
+func (sc *selfCollision) pairsOf(g *pairGroup) int {
+	if g == &sc.all {
+		return len(sc.vt) + len(sc.ee)
+	}
+	return len(g.pairs)
+}
+
+// pairAdj lists each vertex's listed pairs (CSR): vertex v's are
+// pairs[start[v]:start[v+1]], ascending. It is built when narrow first
+// needs it after the list changed (ok false).
+type pairAdj struct {
+	ok    bool
+	start []int32
+	pairs []int32
+	seen  []int32 // per pair: the gen of the last hotPairs that listed it
+	gen   int32
+}
+
+// indexAdj builds sc.adj from the listed pairs.
+func (sc *selfCollision) indexAdj() {
+	a := &sc.adj
+	nv := len(sc.ref)
+	n := len(sc.vt) + len(sc.ee)
+	a.start = slices.Grow(a.start[:0], nv+1)[:nv+1]
+	clear(a.start)
+	for k := range n {
+		for _, v := range sc.pairVerts(int32(k)) {
+			a.start[v+1]++
+		}
+	}
+	for v := range nv {
+		a.start[v+1] += a.start[v]
+	}
+	a.pairs = slices.Grow(a.pairs[:0], 4*n)[:4*n]
+	for k := range n {
+		for _, v := range sc.pairVerts(int32(k)) {
+			// start[v] is v's next free place while filling
+			a.pairs[a.start[v]] = int32(k)
+			a.start[v]++
+		}
+	}
+	// the filling moved each start to the next vertex's
+	copy(a.start[1:], a.start[:nv])
+	a.start[0] = 0
+	if len(a.seen) < n {
+		a.seen = make([]int32, n, n+n/2)
+		a.gen = 0
+	}
+	a.ok = true
 }
 
 // sweepRange projects the near pairs near[lo:hi] in order (backwards if
@@ -1024,6 +1201,7 @@ func (sc *selfCollision) sweepRange(near []int32, lo, hi int32, mu float64, back
 			pos[v] = pos[v].Add(dx[i])
 			st[v] = tick
 			maxSq = max(maxSq, dx[i].LenSq())
+			sc.drift(v, base+1)
 		}
 	}
 	return maxSq, skipped

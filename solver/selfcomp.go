@@ -234,12 +234,7 @@ func (sc *selfCollision) repick(g *pairGroup) {
 		sc.pick(false)
 		return
 	}
-	still := selfMargin * sc.h / 2
-	still *= still
-	pos := sc.b.s.Pos
-	for _, v := range g.verts {
-		sc.moved[v] = pos[v].Sub(sc.pickPos[v]).LenSq() >= still
-	}
+	sc.movedSince(g)
 	for _, k := range g.pairs {
 		sc.refreshPair(int(k), g.pickTick)
 	}
@@ -247,9 +242,28 @@ func (sc *selfCollision) repick(g *pairGroup) {
 	sc.listGroupNear(g)
 }
 
+// movedSince flags in sc.moved which vertices of group g (every vertex
+// for the whole list) moved selfMargin·h/2 since the substep's first pick.
+func (sc *selfCollision) movedSince(g *pairGroup) {
+	still := selfMargin * sc.h / 2
+	still *= still
+	pos := sc.b.s.Pos
+	if g == &sc.all {
+		for v, p := range sc.pickPos {
+			sc.moved[v] = pos[v].Sub(p).LenSq() >= still
+		}
+		return
+	}
+	for _, v := range g.verts {
+		sc.moved[v] = pos[v].Sub(sc.pickPos[v]).LenSq() >= still
+	}
+}
+
 // addStats adds group g's counters to the statistics and clears them.
 func (sc *selfCollision) addStats(g *pairGroup) {
 	sc.Skipped += g.skipped
 	sc.Reverts += g.reverts
-	g.skipped, g.reverts = 0, 0
+	sc.Narrowed += g.narrowed
+	sc.NarrowedPart += g.share
+	g.skipped, g.reverts, g.narrowed, g.share = 0, 0, 0, 0
 }

@@ -82,6 +82,7 @@ type selfPar struct {
 	// sc.all.near is ordered by class (classed), class c's pairs at
 	// sc.all.near[classAt[c]:classAt[c+1]]; classOf and nearBuf are scratch
 	classed bool
+	cut     bool // classify ran since the last pick
 	classAt [selfClasses + 1]int32
 	classOf []uint8
 	nearBuf []int32
