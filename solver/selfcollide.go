@@ -539,7 +539,7 @@ func (sc *selfCollision) update() {
 	}
 	switch {
 	case full:
-		sc.adj.ok = false
+		sc.adj.ok, sc.adj.at = false, sc.substep
 		sc.fullAt = sc.substep
 		sc.uncutAll = 0
 		sc.b.pool.run(len(pos), sc.fnReset)
@@ -552,7 +552,7 @@ func (sc *selfCollision) update() {
 			sc.reset(int(v))
 		}
 		slices.Sort(part)
-		sc.adj.ok = false
+		sc.adj.ok, sc.adj.at = false, sc.substep
 		sc.rebuildPart()
 	}
 	sc.pick(true)
@@ -1046,8 +1046,13 @@ func (sc *selfCollision) hotPairs(g *pairGroup, hot int32, moved bool, pt *pairG
 	isHot := func(v int32) bool { return vh[v] >= hot || moved && mv[v] }
 	pt.pairs = pt.pairs[:0]
 	limit := sc.pairsOf(g) / selfNarrowMax
-	if g != &sc.all {
-		for _, k := range g.pairs {
+	// scan lists the hot pairs among pairs (nil: every listed pair)
+	scan := func(pairs []int32) bool {
+		for i := range sc.pairsOf(g) {
+			k := int32(i)
+			if pairs != nil {
+				k = pairs[i]
+			}
 			vs := sc.pairVerts(k)
 			if !isHot(vs[0]) && !isHot(vs[1]) && !isHot(vs[2]) && !isHot(vs[3]) {
 				continue
@@ -1059,12 +1064,15 @@ func (sc *selfCollision) hotPairs(g *pairGroup, hot int32, moved bool, pt *pairG
 		}
 		return true
 	}
+	if g != &sc.all {
+		return scan(g.pairs)
+	}
 	// more than a 4·selfNarrowMax-th of the vertices hot means too many
-	// pairs, found by a scan of the vertices rather than by building and
-	// filling the index (19 % of the 128 x 128 crumpling heap's time):
-	// on the 64 x 64 heap a narrowed sweep had at most 172 of its 4096
-	// vertices hot, and once it lay still no sweep with 255 or more
-	// narrowed
+	// pairs, found by a scan of the vertices rather than of the pairs
+	// (19 % of the 128 x 128 crumpling heap's time went to building and
+	// filling the index, serially): on the 64 x 64 heap a narrowed sweep
+	// had at most 172 of its 4096 vertices hot, and once it lay still no
+	// sweep with 255 or more narrowed
 	nHot := 0
 	for v := range vh {
 		if isHot(int32(v)) {
@@ -1076,6 +1084,12 @@ func (sc *selfCollision) hotPairs(g *pairGroup, hot int32, moved bool, pt *pairG
 	}
 	a := &sc.adj
 	if !a.ok {
+		if a.at == sc.substep {
+			// the list changed in this substep, and may again in the
+			// next: a scan costs less than the index (which took 6 % of
+			// the 128 x 128 crumpling heap's time, rebuilt every substep)
+			return scan(nil)
+		}
 		sc.indexAdj()
 	}
 	a.gen++
@@ -1098,7 +1112,8 @@ func (sc *selfCollision) hotPairs(g *pairGroup, hot int32, moved bool, pt *pairG
 	return true
 }
 
-// pairsOf returns the number of group g's listed pairs.
+// pairsOf returns the number of group g's listed pairs (every listed
+// pair for the whole list).
 func (sc *selfCollision) pairsOf(g *pairGroup) int {
 	if g == &sc.all {
 		return len(sc.vt) + len(sc.ee)
@@ -1108,9 +1123,10 @@ func (sc *selfCollision) pairsOf(g *pairGroup) int {
 
 // pairAdj lists each vertex's listed pairs (CSR): vertex v's are
 // pairs[start[v]:start[v+1]], ascending. It is built when narrow first
-// needs it after the list changed (ok false).
+// needs it in a substep after the one the list changed in (ok false).
 type pairAdj struct {
 	ok    bool
+	at    int // the substep in which the list last changed
 	start []int32
 	pairs []int32
 	seen  []int32 // per pair: the gen of the last hotPairs that listed it
