@@ -378,7 +378,8 @@ const (
 
 	// selfNarrowMax: the substep's iterations narrow to the pairs near
 	// the vertices still pushed (narrow) while those are at most
-	// 1/selfNarrowMax of the listed pairs.
+	// 1/selfNarrowMax of the listed pairs. The 64 x 64 heap's frames
+	// 48-64 took 165 ms/frame on one thread at 2, 127 at 4 and 132 at 8.
 	selfNarrowMax = 4
 
 	// selfTasks is about how many independent parts a rebuild's
