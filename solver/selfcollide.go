@@ -381,6 +381,10 @@ const (
 	// 1/selfNarrowMax of the listed pairs. The 64 x 64 heap's frames
 	// 48-64 took 165 ms/frame on one thread at 2, 127 at 4 and 132 at 8.
 	selfNarrowMax = 4
+	// selfScansMax is the most scans of the whole list narrow makes in a
+	// substep that changed it before it builds the index of the
+	// vertices' pairs, which costs about as much as five.
+	selfScansMax = 3
 
 	// selfTasks is about how many independent parts a rebuild's
 	// traversal is cut into.
@@ -540,7 +544,7 @@ func (sc *selfCollision) update() {
 	}
 	switch {
 	case full:
-		sc.adj.ok, sc.adj.at = false, sc.substep
+		sc.adj.ok, sc.adj.at, sc.adj.scans = false, sc.substep, 0
 		sc.fullAt = sc.substep
 		sc.uncutAll = 0
 		sc.b.pool.run(len(pos), sc.fnReset)
@@ -553,7 +557,7 @@ func (sc *selfCollision) update() {
 			sc.reset(int(v))
 		}
 		slices.Sort(part)
-		sc.adj.ok, sc.adj.at = false, sc.substep
+		sc.adj.ok, sc.adj.at, sc.adj.scans = false, sc.substep, 0
 		sc.rebuildPart()
 	}
 	sc.pick(true)
@@ -1085,10 +1089,12 @@ func (sc *selfCollision) hotPairs(g *pairGroup, hot int32, moved bool, pt *pairG
 	}
 	a := &sc.adj
 	if !a.ok {
-		if a.at == sc.substep {
+		if a.at == sc.substep && a.scans < selfScansMax {
 			// the list changed in this substep, and may again in the
-			// next: a scan costs less than the index (which took 6 % of
-			// the 128 x 128 crumpling heap's time, rebuilt every substep)
+			// next: a few scans cost less than the index (which took
+			// 6 % of the 128 x 128 crumpling heap's time, rebuilt every
+			// substep), more of them more (16 % there)
+			a.scans++
 			return scan(nil)
 		}
 		sc.indexAdj()
@@ -1123,11 +1129,13 @@ func (sc *selfCollision) pairsOf(g *pairGroup) int {
 }
 
 // pairAdj lists each vertex's listed pairs (CSR): vertex v's are
-// pairs[start[v]:start[v+1]], ascending. It is built when narrow first
-// needs it in a substep after the one the list changed in (ok false).
+// pairs[start[v]:start[v+1]], ascending. It is built when narrow needs it
+// after the list changed (ok false), unless scans find the pairs instead
+// (see selfScansMax).
 type pairAdj struct {
 	ok    bool
 	at    int // the substep in which the list last changed
+	scans int // the scans hotPairs made instead since
 	start []int32
 	pairs []int32
 	seen  []int32 // per pair: the gen of the last hotPairs that listed it
