@@ -178,7 +178,8 @@ type pairGroup struct {
 	touched        []int32 // touched's result
 	converged      bool    // its last rounds converged (selfRounds)
 	// hotTick marks (in selfCollision.vHot) the vertices its last sweep
-	// pushed selfConverged·h or more: 1 + the tick before that sweep
+	// left selfConverged·h or more from their anchors (drift): 1 + the
+	// tick before that sweep
 	hotTick int32
 	// part is the scratch group of its hot pairs (narrow), and left is
 	// part if its last rounds ended on it, unconverged (the rest of the
@@ -544,7 +545,7 @@ func (sc *selfCollision) update() {
 	}
 	switch {
 	case full:
-		sc.adj.ok, sc.adj.at, sc.adj.scans = false, sc.substep, 0
+		sc.adj.changed(sc.substep)
 		sc.fullAt = sc.substep
 		sc.uncutAll = 0
 		sc.b.pool.run(len(pos), sc.fnReset)
@@ -557,7 +558,7 @@ func (sc *selfCollision) update() {
 			sc.reset(int(v))
 		}
 		slices.Sort(part)
-		sc.adj.ok, sc.adj.at, sc.adj.scans = false, sc.substep, 0
+		sc.adj.changed(sc.substep)
 		sc.rebuildPart()
 	}
 	sc.pick(true)
@@ -651,12 +652,10 @@ func (sc *selfCollision) clamp(lo, hi int) {
 
 // pick flags the pairs closer than h + margin at the current positions (or
 // crossed), refreshing the side memories first if sides is set, and lists
-// them in sc.all.near.
+// them in sc.all.near. Without sides it reads which vertices moved since
+// the first pick in sc.moved (repick).
 func (sc *selfCollision) pick(sides bool) {
 	sc.sides = sides
-	if !sides { // (update's clamp has copied the positions to pickPos)
-		sc.movedSince(&sc.all)
-	}
 	n := len(sc.vt) + len(sc.ee)
 	if cap(sc.nearFlag) < n {
 		sc.nearFlag = make([]bool, n, n+n/2)
@@ -1007,11 +1006,11 @@ func (sc *selfCollision) sweep(g *pairGroup, mu float64, back, mark bool) float6
 // 1/selfNarrowMax of g's pairs, else g. With pick set they are picked
 // again, together with the pairs of the vertices that moved
 // selfMargin·h/2 since the substep's first pick, else they keep the near
-// flags of the last pick. In a resting heap a few pairs squeezed against the ground
-// keep pushing while the rest has converged: sweeping and picking the
-// whole list for them took most of the 64 x 64 heap's self-collision time.
-// The part continues g's ticks, and its pick refreshes the pairs whose
-// vertices moved since g's last pick.
+// flags of the last pick. In a resting heap a few pairs squeezed against
+// the ground keep pushing while the rest has converged: sweeping and
+// picking the whole list for them took most of the 64 x 64 heap's
+// self-collision time. The part continues g's ticks, and its pick
+// refreshes the pairs whose vertices moved since g's last pick.
 func (sc *selfCollision) narrow(g, cur *pairGroup, pick bool) *pairGroup {
 	if g.part == nil {
 		g.part = &pairGroup{}
@@ -1025,7 +1024,7 @@ func (sc *selfCollision) narrow(g, cur *pairGroup, pick bool) *pairGroup {
 	if !sc.hotPairs(g, cur.hotTick, pick, pt) {
 		g.tick = cur.tick
 		if pick {
-			sc.repick(g)
+			sc.pickMoved(g)
 		}
 		return g
 	}
@@ -1033,8 +1032,7 @@ func (sc *selfCollision) narrow(g, cur *pairGroup, pick bool) *pairGroup {
 	g.share += float64(len(pt.pairs)) / float64(max(sc.pairsOf(g), 1))
 	pt.tick, pt.pickTick = cur.tick, g.pickTick
 	if pick {
-		pt.verts = sc.vertsOf(pt.pairs, pt.verts)
-		sc.repick(pt)
+		sc.pickMoved(pt)
 	} else {
 		sc.listGroupNear(pt)
 	}
@@ -1078,16 +1076,16 @@ func (sc *selfCollision) hotPairs(g *pairGroup, hot int32, moved bool, pt *pairG
 	// filling the index, serially): on the 64 x 64 heap a narrowed sweep
 	// had at most 172 of its 4096 vertices hot, and once it lay still no
 	// sweep with 255 or more narrowed
-	nHot := 0
+	a := &sc.adj
+	a.hot = a.hot[:0]
 	for v := range vh {
 		if isHot(int32(v)) {
-			nHot++
+			a.hot = append(a.hot, int32(v))
 		}
 	}
-	if nHot > len(vh)/(4*selfNarrowMax) {
+	if len(a.hot) > len(vh)/(4*selfNarrowMax) {
 		return false
 	}
-	a := &sc.adj
 	if !a.ok {
 		if a.at == sc.substep && a.scans < selfScansMax {
 			// the list changed in this substep, and may again in the
@@ -1100,10 +1098,7 @@ func (sc *selfCollision) hotPairs(g *pairGroup, hot int32, moved bool, pt *pairG
 		sc.indexAdj()
 	}
 	a.gen++
-	for v := range vh {
-		if !isHot(int32(v)) {
-			continue
-		}
+	for _, v := range a.hot {
 		for _, k := range a.pairs[a.start[v]:a.start[v+1]] {
 			if a.seen[k] == a.gen {
 				continue
@@ -1140,6 +1135,12 @@ type pairAdj struct {
 	pairs []int32
 	seen  []int32 // per pair: the gen of the last hotPairs that listed it
 	gen   int32
+	hot   []int32 // scratch: hotPairs's hot vertices, ascending
+}
+
+// changed records that the list changed in substep substep.
+func (a *pairAdj) changed(substep int) {
+	a.ok, a.at, a.scans = false, substep, 0
 }
 
 // indexAdj builds sc.adj from the listed pairs.

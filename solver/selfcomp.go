@@ -230,11 +230,17 @@ func (sc *selfCollision) listGroupNear(g *pairGroup) {
 // repick picks group g's near pairs again (without the side memories):
 // the whole list in parallel, a component on the calling goroutine.
 func (sc *selfCollision) repick(g *pairGroup) {
+	sc.movedSince(g)
+	sc.pickMoved(g)
+}
+
+// pickMoved is repick once sc.moved flags which of g's vertices moved
+// (movedSince of g, or of a group holding g).
+func (sc *selfCollision) pickMoved(g *pairGroup) {
 	if g == &sc.all {
 		sc.pick(false)
 		return
 	}
-	sc.movedSince(g)
 	for _, k := range g.pairs {
 		sc.refreshPair(int(k), g.pickTick)
 	}
