@@ -127,6 +127,16 @@ type selfCollision struct {
 	// vertices of one group are compared.
 	vStamp []int32
 	pStamp []int32
+	// A pair found out of contact by a margin stays so while its vertices
+	// move less than that in all (see solveVertexTriangle's and
+	// solveEdgeEdge's gap), so the projections skip it too: walk is the
+	// length of the path each vertex moved along since the substep's
+	// first pick (pushes and colliders), budget the sum of the pair's
+	// four walks below which it is still out of contact (0: none). In a
+	// resting heap most of a sweep's pairs near contact have a vertex
+	// that a push nudged, by far less than the pair's margin.
+	walk   []float64
+	budget []float64
 	// per vertex: the hotTick of the last sweep (or later tick) that left
 	// it selfConverged·h or more from its anchor, where that moved the
 	// anchor (drift)
@@ -306,8 +316,8 @@ func (ix *pairIndex) get(k uint64) int32 {
 }
 
 // selfSkipStill lets the projections skip the pairs found out of contact
-// (see selfCollision.pStamp); a test turns it off to check that skipping
-// changes no bit of the result.
+// (see selfCollision.pStamp and selfCollision.budget); a test turns it off
+// to check that skipping changes no bit of the result.
 var selfSkipStill = true
 
 // pairSlot collects the pairs of one traversal task.
@@ -437,6 +447,7 @@ func newSelfCollision(b *base) *selfCollision {
 	sc.skin = make([]float64, nv)
 	sc.before = make([]vec.Vec3, nv)
 	sc.vStamp = make([]int32, nv)
+	sc.walk = make([]float64, nv)
 	sc.vHot = make([]int32, nv)
 	sc.anchor = make([]vec.Vec3, nv)
 	sc.hotSq = selfConverged * selfConverged * sc.h * sc.h
@@ -570,6 +581,12 @@ func (sc *selfCollision) update() {
 	sc.pStamp = sc.pStamp[:n]
 	clear(sc.pStamp)
 	clear(sc.vStamp)
+	if cap(sc.budget) < n {
+		sc.budget = make([]float64, n, n+n/2)
+	}
+	sc.budget = sc.budget[:n]
+	clear(sc.budget)
+	clear(sc.walk)
 	clear(sc.vHot)
 	sc.all.tick, sc.all.pickTick = 0, 0
 }
@@ -1184,7 +1201,7 @@ func (sc *selfCollision) sweepRange(near []int32, lo, hi int32, mu float64, back
 	pos, prev, w, tris := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass, sc.m.Topo.Tris
 	nvt := int32(len(sc.vt))
 	n := int32(len(near))
-	st := sc.vStamp
+	st, wk := sc.vStamp, sc.walk
 	for i := lo; i < hi; i++ {
 		j, tick := i, base+i+1
 		if back {
@@ -1214,21 +1231,32 @@ func (sc *selfCollision) sweepRange(near []int32, lo, hi int32, mu float64, back
 			skipped++
 			continue
 		}
+		// (summed in a fixed order: a sum of walks that only grow does
+		// not decrease when rounded)
+		ws := wk[vs[0]] + wk[vs[1]] + wk[vs[2]] + wk[vs[3]]
+		if selfSkipStill && ws < sc.budget[k] {
+			skipped++
+			continue
+		}
 		q4, pr4, w4 := gather4(pos, prev, w, vs)
 		var dx [4]vec.Vec3
 		var on bool
+		var gap float64
 		if p4 != nil {
-			dx, on = solveVertexTriangle(q4, pr4, w4, p4.h, mu, p4.side)
+			dx, on, gap = solveVertexTriangle(q4, pr4, w4, p4.h, mu, p4.side)
 		} else {
-			dx, on = solveEdgeEdge(q4, pr4, w4, e4.h, mu, e4.n)
+			dx, on, gap = solveEdgeEdge(q4, pr4, w4, e4.h, mu, e4.n)
 		}
 		if !on {
 			sc.pStamp[k] = tick
+			sc.budget[k] = ws + gap
 			continue
 		}
 		sc.pStamp[k] = 0
+		sc.budget[k] = 0
 		for i, v := range vs {
 			pos[v] = pos[v].Add(dx[i])
+			wk[v] += dx[i].Len()
 			st[v] = tick
 			maxSq = max(maxSq, dx[i].LenSq())
 			sc.drift(v, base+1)

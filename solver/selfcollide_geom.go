@@ -125,20 +125,27 @@ func segmentDist(p1, q1, p2, q2 vec.Vec3) float64 {
 // correction is dx_i = -C·w_i·grad_i / Σ w_j|grad_j|² (PBD). With friction
 // coefficient mu the tangential part of the substep's displacement of x
 // relative to q is removed up to mu times the normal correction (Coulomb,
-// as collideVertex). It returns the corrections of x, a, b, c and whether
-// the constraint was active.
-func solveVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu, side float64) (dx [4]vec.Vec3, active bool) {
+// as collideVertex). It returns the corrections of x, a, b, c, whether
+// the constraint was active, and, when the vertex is found h or more off
+// the triangle's plane, a gap: while the four vertices move less than gap
+// in all, that test still holds (0 when it did not decide).
+func solveVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu, side float64) (dx [4]vec.Vec3, active bool, gap float64) {
 	x, a, b, c := q4[0], q4[1], q4[2], q4[3]
 	nf := b.Sub(a).Cross(c.Sub(a))
 	area2 := nf.Len()
 	if area2 < 1e-20 {
-		return dx, false
+		return dx, false, 0
 	}
 	nf = nf.Scale(side / area2)
-	if x.Sub(a).Dot(nf) >= h*apartMargin {
+	if sd := x.Sub(a).Dot(nf); sd >= h*apartMargin {
 		// h or more off the triangle's plane on its side: no closer to
-		// the triangle
-		return dx, false
+		// the triangle. With u = b - a and v = c - a, moves of the four
+		// vertices summing to M change sd by at most M plus |x - a| times
+		// the turn of the unit normal, at most 2·|Δ(u×v)|/|u×v| <=
+		// 2·M·(|u| + |v| + M)/|u×v|: the test holds while M < gap.
+		ex := sd - h*apartMargin
+		f := 1 + 2*x.Sub(a).Len()*(b.Sub(a).Len()+c.Sub(a).Len()+ex)/area2
+		return dx, false, ex / f * (1 - 1e-9)
 	}
 	u, v, w := closestOnTriangle(x, a, b, c)
 	d := x.Sub(a.Scale(u).Add(b.Scale(v)).Add(c.Scale(w)))
@@ -157,7 +164,7 @@ func solveVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu, side float64)
 	}
 	C := s - h
 	if C >= 0 {
-		return dx, false
+		return dx, false, 0
 	}
 	C = max(C, -maxPush*h) // a deep crossing is undone over several substeps
 	g := [4]float64{1, -u, -v, -w}
@@ -166,7 +173,7 @@ func solveVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu, side float64)
 		W += w4[i] * g[i] * g[i]
 	}
 	if W == 0 {
-		return dx, false
+		return dx, false, 0
 	}
 	lam := -C / W
 	for i := range g {
@@ -179,7 +186,7 @@ func solveVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu, side float64)
 		}
 		addFriction(&dx, rel, n, g, w4, W, mu*(-C))
 	}
-	return dx, true
+	return dx, true, 0
 }
 
 // crossedTriangle reports whether vertex q4[0] went from the side side of
@@ -252,16 +259,19 @@ func planeSide(q4 [4]vec.Vec3, side float64) float64 {
 // along n = (p-q)/|p-q|; if p - q points against the remembered direction
 // n0 the edges have crossed and C = (p-q)·n0 - h pushes them back.
 // Gradients are (1-s)n, s·n, -(1-t)n, -t·n. Friction as in
-// solveVertexTriangle.
-func solveEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 vec.Vec3) (dx [4]vec.Vec3, active bool) {
+// solveVertexTriangle, and so is gap, for the edges found h or more apart
+// along n0.
+func solveEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 vec.Vec3) (dx [4]vec.Vec3, active bool, gap float64) {
 	a, b, c, d := q4[0], q4[1], q4[2], q4[3]
-	if apartAlong(a, b, c, d, n0, h) {
-		return dx, false
+	if sep := apartBy(a, b, c, d, n0); sep >= h*apartMargin {
+		// along the fixed n0, moves of the four vertices summing to M
+		// change the separation by at most M
+		return dx, false, (sep - h*apartMargin) * (1 - 1e-9)
 	}
 	s, t := closestSegments(a, b, c, d)
 	const eps = 1e-6
 	if s <= eps || s >= 1-eps || t <= eps || t >= 1-eps {
-		return dx, false
+		return dx, false, 0
 	}
 	diff := a.Lerp(b, s).Sub(c.Lerp(d, t))
 	var dist float64
@@ -274,7 +284,7 @@ func solveEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 vec.Vec3
 	}
 	C := dist - h
 	if C >= 0 {
-		return dx, false
+		return dx, false, 0
 	}
 	C = max(C, -maxPush*h)
 	g := [4]float64{1 - s, s, -(1 - t), -t}
@@ -283,7 +293,7 @@ func solveEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 vec.Vec3
 		W += w4[i] * g[i] * g[i]
 	}
 	if W == 0 {
-		return dx, false
+		return dx, false, 0
 	}
 	lam := -C / W
 	for i := range g {
@@ -296,7 +306,7 @@ func solveEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 vec.Vec3
 		}
 		addFriction(&dx, rel, n, g, w4, W, mu*(-C))
 	}
-	return dx, true
+	return dx, true, 0
 }
 
 // apartMargin is the relative margin of the cheap separation tests
@@ -308,7 +318,14 @@ const apartMargin = 1 + 1e-9
 // beyond every point of segment cd along the unit direction n: then the
 // segments are at least r apart, and their closest points too along n.
 func apartAlong(a, b, c, d, n vec.Vec3, r float64) bool {
-	return min(a.Dot(n), b.Dot(n))-max(c.Dot(n), d.Dot(n)) >= r*apartMargin
+	return apartBy(a, b, c, d, n) >= r*apartMargin
+}
+
+// apartBy returns how far every point of segment ab lies beyond every
+// point of segment cd along the unit direction n (negative where they
+// overlap along n).
+func apartBy(a, b, c, d, n vec.Vec3) float64 {
+	return min(a.Dot(n), b.Dot(n)) - max(c.Dot(n), d.Dot(n))
 }
 
 // edgeEdgeDir returns the direction memory of an edge pair at positions q4
