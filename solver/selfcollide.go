@@ -51,8 +51,9 @@ import (
 //
 // Every substep, one parallel pass over the list refreshes each pair's
 // side memory from the substep's start positions and picks the pairs near
-// contact at the current positions (closer than h + margin, or crossed);
-// only those are projected, with selfSweeps Gauss-Seidel sweeps in pair
+// contact at the current positions (closer than h + margin, or crossed),
+// passing over the pairs it found far from contact while their vertices
+// stay where they were then (sc.far); only those near are projected, with selfSweeps Gauss-Seidel sweeps in pair
 // order, every other one backwards (Gauss-Seidel converges where Jacobi
 // averaging leaves stacked layers interpenetrating; serial while they are
 // few, and in a heap slab by slab in parallel, see classify),
@@ -154,6 +155,22 @@ type selfCollision struct {
 
 	before  []vec.Vec3 // positions before the self-collision phase
 	pickPos []vec.Vec3 // positions at the substep's first pick
+
+	// The substep's first pick skips the pairs that were far from contact
+	// when it last looked at them, while their vertices stay close to
+	// where they were then (see refreshPair): a resting heap's vertices
+	// hardly move, and refreshing every listed pair's side memory and
+	// flags took about a third of its time. Per vertex: its positions
+	// (now and at the substep's start) when it was last further than
+	// selfFarDrift·h from the ones before (farQ, farP), whether that was
+	// in this substep (reanch), and its displacement in the substep (mot).
+	// Per pair: far. farOK says far is valid for the listed pairs.
+	farQ, farP []vec.Vec3
+	reanch     []bool
+	mot        []float64
+	far        []bool
+	farOK      bool
+	farSkip    bool // this substep's first pick skips far pairs
 
 	mark   []bool // scratch for touched
 	inNear []bool // per vertex: in a near pair (see collideNear)
@@ -342,6 +359,10 @@ const (
 	// (2.22 mm without narrowing); its resting frames took 160 ms on one
 	// thread at 1e-2, 136 at 2e-2 and 128 at 3e-2.
 	selfConverged = 3e-2
+	// selfFarDrift·h is how far a vertex may move before the first pick
+	// looks again at the pairs it found far from contact (see
+	// selfCollision.far).
+	selfFarDrift = 0.02
 	// selfMaxRel·h is the largest displacement per substep relative to the
 	// cloth's mean motion.
 	selfMaxRel = 1.0
@@ -452,6 +473,8 @@ func newSelfCollision(b *base) *selfCollision {
 	sc.anchor = make([]vec.Vec3, nv)
 	sc.hotSq = selfConverged * selfConverged * sc.h * sc.h
 	sc.pickPos = make([]vec.Vec3, nv)
+	sc.farQ, sc.farP = make([]vec.Vec3, nv), make([]vec.Vec3, nv)
+	sc.reanch, sc.mot = make([]bool, nv), make([]float64, nv)
 	sc.moved = make([]bool, nv)
 	sc.mark = make([]bool, nv)
 	sc.inNear = make([]bool, nv)
@@ -554,6 +577,7 @@ func (sc *selfCollision) update() {
 		sc.factor = selfSkinTight
 		sc.Tight++
 	}
+	sc.farSkip = sc.farOK && !full && len(part) == 0 && uncut == 0
 	switch {
 	case full:
 		sc.adj.changed(sc.substep)
@@ -573,6 +597,7 @@ func (sc *selfCollision) update() {
 		sc.rebuildPart()
 	}
 	sc.pick(true)
+	sc.farOK = true
 	// every pair is evaluated again in the substep's first sweep
 	n := len(sc.vt) + len(sc.ee)
 	if cap(sc.pStamp) < n {
@@ -647,6 +672,7 @@ func (sc *selfCollision) mean(lo, hi int) {
 func (sc *selfCollision) clamp(lo, hi int) {
 	pos, prev, w := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass
 	maxD := selfMaxRel * sc.h
+	dd := selfFarDrift * selfFarDrift * sc.h * sc.h
 	cs, mNow := sc.cs, sc.mNow
 	for i := lo; i < hi; i++ {
 		bl := &sc.blocks[i]
@@ -663,6 +689,11 @@ func (sc *selfCollision) clamp(lo, hi int) {
 				bl.esc = append(bl.esc, int32(v))
 			}
 			sc.pickPos[v], sc.anchor[v] = pos[v], pos[v]
+			sc.reanch[v] = pos[v].Sub(sc.farQ[v]).LenSq() >= dd || prev[v].Sub(sc.farP[v]).LenSq() >= dd
+			if sc.reanch[v] {
+				sc.farQ[v], sc.farP[v] = pos[v], prev[v]
+			}
+			sc.mot[v] = pos[v].Sub(prev[v]).Len()
 		}
 	}
 }
@@ -679,6 +710,11 @@ func (sc *selfCollision) pick(sides bool) {
 		sc.crossFlag = make([]bool, n, n+n/2)
 	}
 	sc.nearFlag, sc.crossFlag = sc.nearFlag[:n], sc.crossFlag[:n]
+	if cap(sc.far) < n {
+		sc.far = make([]bool, n, n+n/2)
+		sc.farSkip = false
+	}
+	sc.far = sc.far[:n]
 	fn := sc.fnRefresh
 	sc.comps.ok = false
 	if sides && n <= selfSplitMax {
@@ -720,14 +756,37 @@ func (sc *selfCollision) refreshPair(k int, pt int32) {
 	still := func(vs [4]int32) bool {
 		return st[vs[0]] <= pt && st[vs[1]] <= pt && st[vs[2]] <= pt && st[vs[3]] <= pt
 	}
+	// the first pick skips a pair it found far from contact (sc.far)
+	// while none of its vertices moved selfFarDrift·h from where it was
+	// then (sc.reanch)
+	re, mot := sc.reanch, sc.mot
+	skip := func(vs [4]int32) bool {
+		if sc.farSkip && sc.far[k] && !re[vs[0]] && !re[vs[1]] && !re[vs[2]] && !re[vs[3]] {
+			sc.nearFlag[k], sc.crossFlag[k] = false, false
+			return true
+		}
+		return false
+	}
+	// farR is the distance beyond which a pair is far: it is then still
+	// beyond r (h + margin) while every vertex stays within 2·selfFarDrift·h
+	// of its position now and at the substep's start (4·selfFarDrift·h for
+	// the pair), and the paths of the substep, which the crossing tests
+	// interpolate, stay beyond r as well (twice the longest displacement)
+	farR := func(vs [4]int32, r float64) float64 {
+		return r + 4*selfFarDrift*sc.h + 2*max(mot[vs[0]], mot[vs[1]], mot[vs[2]], mot[vs[3]])
+	}
 	nvt := len(sc.vt)
 	if k < nvt {
 		p := &sc.vt[k]
 		t := tris[p.t]
-		if vs := [4]int32{p.v, t[0], t[1], t[2]}; !sc.sides && (still(vs) || !sc.nearFlag[k] && !moved(vs)) {
+		vs := [4]int32{p.v, t[0], t[1], t[2]}
+		if !sc.sides && (still(vs) || !sc.nearFlag[k] && !moved(vs)) {
 			return
 		}
 		if sc.sides {
+			if skip(vs) {
+				return
+			}
 			p.side = vertexTriangleSide([4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}, p.side)
 		}
 		r := p.h + selfMargin*sc.h
@@ -738,6 +797,12 @@ func (sc *selfCollision) refreshPair(k int, pt int32) {
 			x.Z < min(a.Z, b.Z, c.Z)-r || x.Z > max(a.Z, b.Z, c.Z)+r {
 			cr := crossedTriangle([4]vec.Vec3{x, a, b, c}, [4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}, p.side)
 			sc.nearFlag[k], sc.crossFlag[k] = cr, cr
+			if sc.sides {
+				f := farR(vs, r)
+				sc.far[k] = !cr && (x.X < min(a.X, b.X, c.X)-f || x.X > max(a.X, b.X, c.X)+f ||
+					x.Y < min(a.Y, b.Y, c.Y)-f || x.Y > max(a.Y, b.Y, c.Y)+f ||
+					x.Z < min(a.Z, b.Z, c.Z)-f || x.Z > max(a.Z, b.Z, c.Z)+f)
+			}
 			return
 		}
 		// r or more off the triangle's plane on its side: neither near
@@ -745,6 +810,10 @@ func (sc *selfCollision) refreshPair(k int, pt int32) {
 		nt := b.Sub(a).Cross(c.Sub(a))
 		if sd := x.Sub(a).Dot(nt) * p.side; sd > 0 && sd*sd >= r*r*apartMargin*apartMargin*nt.LenSq() {
 			sc.nearFlag[k], sc.crossFlag[k] = false, false
+			if sc.sides {
+				f := farR(vs, r)
+				sc.far[k] = sd*sd >= f*f*apartMargin*apartMargin*nt.LenSq()
+			}
 			return
 		}
 		u, v, ww := closestOnTriangle(x, a, b, c)
@@ -752,14 +821,22 @@ func (sc *selfCollision) refreshPair(k int, pt int32) {
 		cr := x.Sub(a).Dot(nt)*p.side < 0 &&
 			(u > 0 && v > 0 && ww > 0 || crossedTriangle([4]vec.Vec3{x, a, b, c}, [4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}, p.side))
 		sc.nearFlag[k], sc.crossFlag[k] = cr || d.LenSq() < r*r, cr
+		if sc.sides {
+			f := farR(vs, r)
+			sc.far[k] = !cr && d.LenSq() >= f*f*apartMargin*apartMargin
+		}
 		return
 	}
 	p := &sc.ee[k-nvt]
 	e0, e1 := sc.edges[p.e0], sc.edges[p.e1]
-	if vs := [4]int32{e0[0], e0[1], e1[0], e1[1]}; !sc.sides && (still(vs) || !sc.nearFlag[k] && !moved(vs)) {
+	vs := [4]int32{e0[0], e0[1], e1[0], e1[1]}
+	if !sc.sides && (still(vs) || !sc.nearFlag[k] && !moved(vs)) {
 		return
 	}
 	if sc.sides {
+		if skip(vs) {
+			return
+		}
 		p.n = edgeEdgeDir([4]vec.Vec3{prev[e0[0]], prev[e0[1]], prev[e1[0]], prev[e1[1]]}, p.n)
 	}
 	a, b, c, d := pos[e0[0]], pos[e0[1]], pos[e1[0]], pos[e1[1]]
@@ -770,12 +847,18 @@ func (sc *selfCollision) refreshPair(k int, pt int32) {
 		min(a.Y, b.Y) > max(c.Y, d.Y)+g || min(c.Y, d.Y) > max(a.Y, b.Y)+g ||
 		min(a.Z, b.Z) > max(c.Z, d.Z)+g || min(c.Z, d.Z) > max(a.Z, b.Z)+g {
 		sc.nearFlag[k], sc.crossFlag[k] = false, false
+		if sc.sides {
+			sc.far[k] = g >= farR(vs, r)*apartMargin
+		}
 		return
 	}
 	// r or more apart along the remembered direction: neither near
 	// nor crossed
-	if apartAlong(a, b, c, d, p.n, r) {
+	if sep := apartBy(a, b, c, d, p.n); sep >= r*apartMargin {
 		sc.nearFlag[k], sc.crossFlag[k] = false, false
+		if sc.sides {
+			sc.far[k] = sep >= farR(vs, r)*apartMargin
+		}
 		return
 	}
 	s, t := closestSegments(a, b, c, d)
@@ -783,6 +866,10 @@ func (sc *selfCollision) refreshPair(k int, pt int32) {
 	const eps = 1e-6
 	cr := diff.Dot(p.n) < 0 && s > eps && s < 1-eps && t > eps && t < 1-eps
 	sc.nearFlag[k], sc.crossFlag[k] = cr || diff.LenSq() < r*r, cr
+	if sc.sides {
+		f := farR(vs, r)
+		sc.far[k] = !cr && diff.LenSq() >= f*f*apartMargin*apartMargin
+	}
 }
 
 // touched lists the vertices of group g's pairs near contact, each once,
