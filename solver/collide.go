@@ -262,6 +262,7 @@ func (c *collision) collideStamped(v, tick int32) {
 	c.collideOne(v)
 	if pos[v] != x {
 		c.self.walk[v] += pos[v].Sub(x).Len()
+		c.self.walkAt[v] = pos[v]
 		c.self.vStamp[v] = tick + 1
 		c.self.drift(v, tick+1)
 	}

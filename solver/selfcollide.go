@@ -52,13 +52,15 @@ import (
 // Every substep, one parallel pass over the list refreshes each pair's
 // side memory from the substep's start positions and picks the pairs near
 // contact at the current positions (closer than h + margin, or crossed),
-// passing over the pairs it found far from contact while their vertices
-// stay where they were then (sc.far); only those near are projected, with selfSweeps Gauss-Seidel sweeps in pair
+// passing over the pairs it found surely far from contact, or surely near
+// it, while their vertices stay where they were then (sc.keep); only the
+// near ones are projected, with selfSweeps Gauss-Seidel sweeps in pair
 // order, every other one backwards (Gauss-Seidel converges where Jacobi
 // averaging leaves stacked layers interpenetrating; serial while they are
 // few, and in a heap slab by slab in parallel, see classify),
-// selfIterations times with the colliders in between
-// (for the vertices the pushes moved). These rounds touch only the
+// selfIterations times with the colliders in between (for the vertices
+// the pushes moved); a pair found out of contact by more than its
+// vertices have moved since is skipped (sc.budget). These rounds touch only the
 // vertices of listed pairs, so they run on each component of the list
 // (pairs joined by shared vertices) on its own, the components in
 // parallel (selfcomp.go). Once the vertices a sweep still pushes are
@@ -130,13 +132,16 @@ type selfCollision struct {
 	pStamp []int32
 	// A pair found out of contact by a margin stays so while its vertices
 	// move less than that in all (see solveVertexTriangle's and
-	// solveEdgeEdge's gap), so the projections skip it too: walk is the
-	// length of the path each vertex moved along since the substep's
-	// first pick (pushes and colliders), budget the sum of the pair's
-	// four walks below which it is still out of contact (0: none). In a
-	// resting heap most of a sweep's pairs near contact have a vertex
-	// that a push nudged, by far less than the pair's margin.
+	// solveEdgeEdge's gap) and its side memory stays the same, so the
+	// projections skip it too, in later substeps as well: walk is the
+	// length of the path each vertex moved along (pushes and colliders,
+	// and from one substep's first pick to the next, at least the
+	// distance between its positions then, from walkAt), budget the sum
+	// of the pair's four walks below which it is still out of contact
+	// (0: none). In a resting heap most pairs near contact stay out of it
+	// by more than their vertices move.
 	walk   []float64
+	walkAt []vec.Vec3
 	budget []float64
 	// per vertex: the hotTick of the last sweep (or later tick) that left
 	// it selfConverged·h or more from its anchor, where that moved the
@@ -156,21 +161,22 @@ type selfCollision struct {
 	before  []vec.Vec3 // positions before the self-collision phase
 	pickPos []vec.Vec3 // positions at the substep's first pick
 
-	// The substep's first pick skips the pairs that were far from contact
-	// when it last looked at them, while their vertices stay close to
-	// where they were then (see refreshPair): a resting heap's vertices
-	// hardly move, and refreshing every listed pair's side memory and
-	// flags took about a third of its time. Per vertex: its positions
-	// (now and at the substep's start) when it was last further than
-	// selfFarDrift·h from the ones before (farQ, farP), whether that was
-	// in this substep (reanch), and its displacement in the substep (mot).
-	// Per pair: far. farOK says far is valid for the listed pairs.
+	// The substep's first pick skips the pairs that were surely far from
+	// contact, or surely near it, when it last looked at them, while
+	// their vertices stay close to where they were then (see
+	// refreshPair): a resting heap's vertices hardly move, and refreshing
+	// every listed pair's side memory and flags took about a third of its
+	// time. Per vertex: its positions (now and at the substep's start)
+	// when it was last further than selfFarDrift·h from the ones before
+	// (farQ, farP), whether that was in this substep (reanch), and its
+	// displacement in the substep (mot). Per pair: keep (keepFar,
+	// keepNear or 0). farOK says keep is valid for the listed pairs.
 	farQ, farP []vec.Vec3
 	reanch     []bool
 	mot        []float64
-	far        []bool
+	keep       []uint8
 	farOK      bool
-	farSkip    bool // this substep's first pick skips far pairs
+	farSkip    bool // this substep's first pick skips the kept pairs
 
 	mark   []bool // scratch for touched
 	inNear []bool // per vertex: in a near pair (see collideNear)
@@ -360,9 +366,12 @@ const (
 	// thread at 1e-2, 136 at 2e-2 and 128 at 3e-2.
 	selfConverged = 3e-2
 	// selfFarDrift·h is how far a vertex may move before the first pick
-	// looks again at the pairs it found far from contact (see
-	// selfCollision.far).
+	// looks again at the pairs it kept (see selfCollision.keep).
 	selfFarDrift = 0.02
+	// keepFar and keepNear: how the first pick keeps a pair (see
+	// selfCollision.keep)
+	keepFar  = 1
+	keepNear = 2
 	// selfMaxRel·h is the largest displacement per substep relative to the
 	// cloth's mean motion.
 	selfMaxRel = 1.0
@@ -468,7 +477,7 @@ func newSelfCollision(b *base) *selfCollision {
 	sc.skin = make([]float64, nv)
 	sc.before = make([]vec.Vec3, nv)
 	sc.vStamp = make([]int32, nv)
-	sc.walk = make([]float64, nv)
+	sc.walk, sc.walkAt = make([]float64, nv), make([]vec.Vec3, nv)
 	sc.vHot = make([]int32, nv)
 	sc.anchor = make([]vec.Vec3, nv)
 	sc.hotSq = selfConverged * selfConverged * sc.h * sc.h
@@ -596,6 +605,15 @@ func (sc *selfCollision) update() {
 		sc.adj.changed(sc.substep)
 		sc.rebuildPart()
 	}
+	if n := len(sc.vt) + len(sc.ee); !sc.farSkip || len(sc.budget) != n {
+		// the list changed (or the budgets are new)
+		sc.farSkip = false
+		if cap(sc.budget) < n {
+			sc.budget = make([]float64, n, n+n/2)
+		}
+		sc.budget = sc.budget[:n]
+		clear(sc.budget)
+	}
 	sc.pick(true)
 	sc.farOK = true
 	// every pair is evaluated again in the substep's first sweep
@@ -606,12 +624,6 @@ func (sc *selfCollision) update() {
 	sc.pStamp = sc.pStamp[:n]
 	clear(sc.pStamp)
 	clear(sc.vStamp)
-	if cap(sc.budget) < n {
-		sc.budget = make([]float64, n, n+n/2)
-	}
-	sc.budget = sc.budget[:n]
-	clear(sc.budget)
-	clear(sc.walk)
 	clear(sc.vHot)
 	sc.all.tick, sc.all.pickTick = 0, 0
 }
@@ -694,6 +706,8 @@ func (sc *selfCollision) clamp(lo, hi int) {
 				sc.farQ[v], sc.farP[v] = pos[v], prev[v]
 			}
 			sc.mot[v] = pos[v].Sub(prev[v]).Len()
+			sc.walk[v] += pos[v].Sub(sc.walkAt[v]).Len()
+			sc.walkAt[v] = pos[v]
 		}
 	}
 }
@@ -710,11 +724,11 @@ func (sc *selfCollision) pick(sides bool) {
 		sc.crossFlag = make([]bool, n, n+n/2)
 	}
 	sc.nearFlag, sc.crossFlag = sc.nearFlag[:n], sc.crossFlag[:n]
-	if cap(sc.far) < n {
-		sc.far = make([]bool, n, n+n/2)
+	if cap(sc.keep) < n {
+		sc.keep = make([]uint8, n, n+n/2)
 		sc.farSkip = false
 	}
-	sc.far = sc.far[:n]
+	sc.keep = sc.keep[:n]
 	fn := sc.fnRefresh
 	sc.comps.ok = false
 	if sides && n <= selfSplitMax {
@@ -756,24 +770,36 @@ func (sc *selfCollision) refreshPair(k int, pt int32) {
 	still := func(vs [4]int32) bool {
 		return st[vs[0]] <= pt && st[vs[1]] <= pt && st[vs[2]] <= pt && st[vs[3]] <= pt
 	}
-	// the first pick skips a pair it found far from contact (sc.far)
-	// while none of its vertices moved selfFarDrift·h from where it was
-	// then (sc.reanch)
+	// the first pick skips a pair it found surely far from contact, or
+	// surely near it (sc.keep), while none of its vertices moved
+	// selfFarDrift·h from where it was then (sc.reanch): it is then at
+	// most 4·selfFarDrift·h closer or further
 	re, mot := sc.reanch, sc.mot
 	skip := func(vs [4]int32) bool {
-		if sc.farSkip && sc.far[k] && !re[vs[0]] && !re[vs[1]] && !re[vs[2]] && !re[vs[3]] {
-			sc.nearFlag[k], sc.crossFlag[k] = false, false
-			return true
+		if !sc.farSkip || sc.keep[k] == 0 || re[vs[0]] || re[vs[1]] || re[vs[2]] || re[vs[3]] {
+			return false
 		}
-		return false
+		near := sc.keep[k] == keepNear
+		sc.nearFlag[k], sc.crossFlag[k] = near, false
+		return true
 	}
-	// farR is the distance beyond which a pair is far: it is then still
-	// beyond r (h + margin) while every vertex stays within 2·selfFarDrift·h
-	// of its position now and at the substep's start (4·selfFarDrift·h for
-	// the pair), and the paths of the substep, which the crossing tests
-	// interpolate, stay beyond r as well (twice the longest displacement)
-	farR := func(vs [4]int32, r float64) float64 {
-		return r + 4*selfFarDrift*sc.h + 2*max(mot[vs[0]], mot[vs[1]], mot[vs[2]], mot[vs[3]])
+	drift := 4 * selfFarDrift * sc.h
+	// keepOf returns how a pair at distance dist (squared: dsq), not
+	// crossed, is kept. Far beyond r + drift + twice its vertices'
+	// longest displacement in the substep, it is still beyond r, and so
+	// are the substep's paths, which the crossing tests interpolate. Near
+	// within r - drift it is still within r; at least 3·drift + twice
+	// that displacement away, neither can it cross nor pass round an edge
+	// end (which turns the side memory, kept with it) unseen.
+	keepOf := func(vs [4]int32, dsq, r float64) uint8 {
+		m := 2 * max(mot[vs[0]], mot[vs[1]], mot[vs[2]], mot[vs[3]])
+		if f := (r + drift + m) * apartMargin; dsq >= f*f {
+			return keepFar
+		}
+		if f, c := r-drift, 3*drift+m; f > 0 && dsq*apartMargin*apartMargin <= f*f && dsq >= c*c*apartMargin*apartMargin {
+			return keepNear
+		}
+		return 0
 	}
 	nvt := len(sc.vt)
 	if k < nvt {
@@ -787,7 +813,11 @@ func (sc *selfCollision) refreshPair(k int, pt int32) {
 			if skip(vs) {
 				return
 			}
-			p.side = vertexTriangleSide([4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}, p.side)
+			side := vertexTriangleSide([4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}, p.side)
+			if side != p.side {
+				p.side, sc.budget[k] = side, 0
+			}
+			sc.keep[k] = 0
 		}
 		r := p.h + selfMargin*sc.h
 		x, a, b, c := pos[p.v], pos[t[0]], pos[t[1]], pos[t[2]]
@@ -797,11 +827,12 @@ func (sc *selfCollision) refreshPair(k int, pt int32) {
 			x.Z < min(a.Z, b.Z, c.Z)-r || x.Z > max(a.Z, b.Z, c.Z)+r {
 			cr := crossedTriangle([4]vec.Vec3{x, a, b, c}, [4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}, p.side)
 			sc.nearFlag[k], sc.crossFlag[k] = cr, cr
-			if sc.sides {
-				f := farR(vs, r)
-				sc.far[k] = !cr && (x.X < min(a.X, b.X, c.X)-f || x.X > max(a.X, b.X, c.X)+f ||
-					x.Y < min(a.Y, b.Y, c.Y)-f || x.Y > max(a.Y, b.Y, c.Y)+f ||
-					x.Z < min(a.Z, b.Z, c.Z)-f || x.Z > max(a.Z, b.Z, c.Z)+f)
+			if sc.sides && !cr {
+				// the box's gap is a lower bound of the distance
+				g := max(min(a.X, b.X, c.X)-x.X, x.X-max(a.X, b.X, c.X),
+					min(a.Y, b.Y, c.Y)-x.Y, x.Y-max(a.Y, b.Y, c.Y),
+					min(a.Z, b.Z, c.Z)-x.Z, x.Z-max(a.Z, b.Z, c.Z))
+				sc.keep[k] = keepOf(vs, g*g, r) & keepFar
 			}
 			return
 		}
@@ -811,8 +842,7 @@ func (sc *selfCollision) refreshPair(k int, pt int32) {
 		if sd := x.Sub(a).Dot(nt) * p.side; sd > 0 && sd*sd >= r*r*apartMargin*apartMargin*nt.LenSq() {
 			sc.nearFlag[k], sc.crossFlag[k] = false, false
 			if sc.sides {
-				f := farR(vs, r)
-				sc.far[k] = sd*sd >= f*f*apartMargin*apartMargin*nt.LenSq()
+				sc.keep[k] = keepOf(vs, sd*sd/nt.LenSq(), r) & keepFar
 			}
 			return
 		}
@@ -821,9 +851,8 @@ func (sc *selfCollision) refreshPair(k int, pt int32) {
 		cr := x.Sub(a).Dot(nt)*p.side < 0 &&
 			(u > 0 && v > 0 && ww > 0 || crossedTriangle([4]vec.Vec3{x, a, b, c}, [4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}, p.side))
 		sc.nearFlag[k], sc.crossFlag[k] = cr || d.LenSq() < r*r, cr
-		if sc.sides {
-			f := farR(vs, r)
-			sc.far[k] = !cr && d.LenSq() >= f*f*apartMargin*apartMargin
+		if sc.sides && !cr {
+			sc.keep[k] = keepOf(vs, d.LenSq(), r)
 		}
 		return
 	}
@@ -837,7 +866,11 @@ func (sc *selfCollision) refreshPair(k int, pt int32) {
 		if skip(vs) {
 			return
 		}
-		p.n = edgeEdgeDir([4]vec.Vec3{prev[e0[0]], prev[e0[1]], prev[e1[0]], prev[e1[1]]}, p.n)
+		n := edgeEdgeDir([4]vec.Vec3{prev[e0[0]], prev[e0[1]], prev[e1[0]], prev[e1[1]]}, p.n)
+		if n != p.n {
+			p.n, sc.budget[k] = n, 0
+		}
+		sc.keep[k] = 0
 	}
 	a, b, c, d := pos[e0[0]], pos[e0[1]], pos[e1[0]], pos[e1[1]]
 	r := p.h + selfMargin*sc.h
@@ -848,7 +881,7 @@ func (sc *selfCollision) refreshPair(k int, pt int32) {
 		min(a.Z, b.Z) > max(c.Z, d.Z)+g || min(c.Z, d.Z) > max(a.Z, b.Z)+g {
 		sc.nearFlag[k], sc.crossFlag[k] = false, false
 		if sc.sides {
-			sc.far[k] = g >= farR(vs, r)*apartMargin
+			sc.keep[k] = keepOf(vs, g*g, r) & keepFar
 		}
 		return
 	}
@@ -857,7 +890,7 @@ func (sc *selfCollision) refreshPair(k int, pt int32) {
 	if sep := apartBy(a, b, c, d, p.n); sep >= r*apartMargin {
 		sc.nearFlag[k], sc.crossFlag[k] = false, false
 		if sc.sides {
-			sc.far[k] = sep >= farR(vs, r)*apartMargin
+			sc.keep[k] = keepOf(vs, sep*sep, r) & keepFar
 		}
 		return
 	}
@@ -866,9 +899,8 @@ func (sc *selfCollision) refreshPair(k int, pt int32) {
 	const eps = 1e-6
 	cr := diff.Dot(p.n) < 0 && s > eps && s < 1-eps && t > eps && t < 1-eps
 	sc.nearFlag[k], sc.crossFlag[k] = cr || diff.LenSq() < r*r, cr
-	if sc.sides {
-		f := farR(vs, r)
-		sc.far[k] = !cr && diff.LenSq() >= f*f*apartMargin*apartMargin
+	if sc.sides && !cr {
+		sc.keep[k] = keepOf(vs, diff.LenSq(), r)
 	}
 }
 
@@ -1344,6 +1376,7 @@ func (sc *selfCollision) sweepRange(near []int32, lo, hi int32, mu float64, back
 		for i, v := range vs {
 			pos[v] = pos[v].Add(dx[i])
 			wk[v] += dx[i].Len()
+			sc.walkAt[v] = pos[v]
 			st[v] = tick
 			maxSq = max(maxSq, dx[i].LenSq())
 			sc.drift(v, base+1)
