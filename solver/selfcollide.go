@@ -615,6 +615,11 @@ func (sc *selfCollision) update() {
 		clear(sc.budget)
 	}
 	sc.pick(true)
+	// the later picks of the substep, on parts of the list, keep the
+	// flags of pairs that cannot have changed (see refreshPair) and the
+	// side memories; they compute no keep (which holds for the first
+	// pick's positions)
+	sc.sides = false
 	sc.farOK = true
 	// every pair is evaluated again in the substep's first sweep
 	n := len(sc.vt) + len(sc.ee)
