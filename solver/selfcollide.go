@@ -108,6 +108,7 @@ type selfCollision struct {
 
 	// pairs, and those searched again, indexed by their ids
 	vt, vtOld []vtPair
+	pv        [][4]int32 // per listed pair: its four vertices (pairVerts)
 	ee, eeOld []eePair
 	vtOldAt   pairIndex
 	eeOldAt   pairIndex
@@ -195,7 +196,7 @@ type selfCollision struct {
 	mPrev    vec.Vec3    // the mean position at the substep's start (reset)
 	factor   float64     // the allowance's factor of the substep's rebuild (reset)
 
-	fnTasks, fnQueries, fnRefresh, fnRefreshSplit, fnSeparate, fnTurned, fnMean, fnClamp, fnPrepPart, fnReset func(lo, hi int)
+	fnTasks, fnQueries, fnRefresh, fnRefreshSplit, fnSeparate, fnTurned, fnMean, fnClamp, fnPrepPart, fnReset, fnPairVerts func(lo, hi int)
 }
 
 // pairGroup is a set of listed pairs whose projection rounds run on
@@ -489,7 +490,7 @@ func newSelfCollision(b *base) *selfCollision {
 	sc.mark = make([]bool, nv)
 	sc.inNear = make([]bool, nv)
 	sc.fnTasks, sc.fnQueries, sc.fnRefresh, sc.fnSeparate = sc.runTasks, sc.runQueries, sc.refresh, sc.separate
-	sc.fnRefreshSplit = sc.refreshSplit
+	sc.fnRefreshSplit, sc.fnPairVerts = sc.refreshSplit, sc.pairVertsRange
 	sc.fnMean, sc.fnClamp, sc.fnPrepPart, sc.fnReset = sc.mean, sc.clamp, sc.prepPart, sc.resetAll
 	sc.blocks = make([]vertBlock, (nv+selfBlock-1)/selfBlock)
 	sc.par.init(sc)
@@ -764,7 +765,7 @@ func (sc *selfCollision) refresh(lo, hi int) {
 // closer than h + margin at the current positions, or crossed; pt is the
 // tick of its group's last pick.
 func (sc *selfCollision) refreshPair(k int, pt int32) {
-	pos, prev, tris := sc.b.s.Pos, sc.b.s.Prev, sc.m.Topo.Tris
+	pos, prev := sc.b.s.Pos, sc.b.s.Prev
 	// after the substep's first pick, a pair neither near nor crossed then
 	// stays so while none of its vertices has moved selfMargin·h/2 since
 	// (the distance of the pair changes by less than selfMargin·h), and a
@@ -808,10 +809,10 @@ func (sc *selfCollision) refreshPair(k int, pt int32) {
 		return 0
 	}
 	nvt := len(sc.vt)
+	vs := sc.pv[k]
 	if k < nvt {
 		p := &sc.vt[k]
-		t := tris[p.t]
-		vs := [4]int32{p.v, t[0], t[1], t[2]}
+		t := [3]int32{vs[1], vs[2], vs[3]}
 		if !sc.sides && (still(vs) || !sc.nearFlag[k] && !moved(vs)) {
 			return
 		}
@@ -863,8 +864,7 @@ func (sc *selfCollision) refreshPair(k int, pt int32) {
 		return
 	}
 	p := &sc.ee[k-nvt]
-	e0, e1 := sc.edges[p.e0], sc.edges[p.e1]
-	vs := [4]int32{e0[0], e0[1], e1[0], e1[1]}
+	e0, e1 := [2]int32{vs[0], vs[1]}, [2]int32{vs[2], vs[3]}
 	if !sc.sides && (still(vs) || !sc.nearFlag[k] && !moved(vs)) {
 		return
 	}
@@ -938,6 +938,12 @@ func (sc *selfCollision) vertsOf(pairs, out []int32) []int32 {
 // pairVerts returns the four vertices of pair k (VT pairs first, then EE,
 // as sc.all.near indexes them).
 func (sc *selfCollision) pairVerts(k int32) [4]int32 {
+	return sc.pv[k]
+}
+
+// vertsOfPair is pairVerts from the pairs themselves, which search
+// copies into sc.pv.
+func (sc *selfCollision) vertsOfPair(k int32) [4]int32 {
 	if nvt := int32(len(sc.vt)); k < nvt {
 		p := &sc.vt[k]
 		t := sc.m.Topo.Tris[p.t]
@@ -1333,7 +1339,7 @@ func (sc *selfCollision) indexAdj() {
 // j backwards), and returns the largest squared push and the number of
 // pairs skipped. With mark set it sets sc.inNear of the pairs' vertices.
 func (sc *selfCollision) sweepRange(near []int32, lo, hi int32, mu float64, back bool, base int32, mark bool) (maxSq float64, skipped int) {
-	pos, prev, w, tris := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass, sc.m.Topo.Tris
+	pos, prev, w := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass
 	nvt := int32(len(sc.vt))
 	n := int32(len(near))
 	st, wk := sc.vStamp, sc.walk
@@ -1344,18 +1350,7 @@ func (sc *selfCollision) sweepRange(near []int32, lo, hi int32, mu float64, back
 			tick = base + n - j
 		}
 		k := near[j]
-		var vs [4]int32
-		var p4 *vtPair
-		var e4 *eePair
-		if k < nvt {
-			p4 = &sc.vt[k]
-			t := tris[p4.t]
-			vs = [4]int32{p4.v, t[0], t[1], t[2]}
-		} else {
-			e4 = &sc.ee[k-nvt]
-			a, b := sc.edges[e4.e0], sc.edges[e4.e1]
-			vs = [4]int32{a[0], a[1], b[0], b[1]}
-		}
+		vs := sc.pv[k]
 		if mark {
 			in := sc.inNear
 			in[vs[0]], in[vs[1]], in[vs[2]], in[vs[3]] = true, true, true, true
@@ -1377,9 +1372,11 @@ func (sc *selfCollision) sweepRange(near []int32, lo, hi int32, mu float64, back
 		var dx [4]vec.Vec3
 		var on bool
 		var gap float64
-		if p4 != nil {
+		if k < nvt {
+			p4 := &sc.vt[k]
 			dx, on, gap = solveVertexTriangle(q4, pr4, w4, p4.h, mu, p4.side)
 		} else {
+			e4 := &sc.ee[k-nvt]
 			dx, on, gap = solveEdgeEdge(q4, pr4, w4, e4.h, mu, e4.n)
 		}
 		if !on {
@@ -1452,6 +1449,16 @@ func (sc *selfCollision) search(part bool) {
 	for i := range tt.slots[:n] {
 		sc.vt = append(sc.vt, tt.slots[i].vt...)
 		sc.ee = append(sc.ee, tt.slots[i].ee...)
+	}
+	np := len(sc.vt) + len(sc.ee)
+	sc.pv = slices.Grow(sc.pv[:0], np)[:np]
+	sc.b.pool.run(np, sc.fnPairVerts)
+}
+
+// pairVertsRange fills sc.pv for pairs [lo, hi).
+func (sc *selfCollision) pairVertsRange(lo, hi int) {
+	for k := lo; k < hi; k++ {
+		sc.pv[k] = sc.vertsOfPair(int32(k))
 	}
 }
 
