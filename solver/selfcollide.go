@@ -1368,16 +1368,23 @@ func (sc *selfCollision) sweepRange(near []int32, lo, hi int32, mu float64, back
 			skipped++
 			continue
 		}
-		q4, pr4, w4 := gather4(pos, prev, w, vs)
+		// the separation tests first, which need only the positions
+		q4 := [4]vec.Vec3{pos[vs[0]], pos[vs[1]], pos[vs[2]], pos[vs[3]]}
 		var dx [4]vec.Vec3
-		var on bool
+		var on, apart bool
 		var gap float64
 		if k < nvt {
 			p4 := &sc.vt[k]
-			dx, on, gap = solveVertexTriangle(q4, pr4, w4, p4.h, mu, p4.side)
+			if gap, apart = vertexTriangleApart(q4, p4.h, p4.side); !apart {
+				pr4, w4 := gather4(prev, w, vs)
+				dx, on, gap = solveVertexTriangle(q4, pr4, w4, p4.h, mu, p4.side)
+			}
 		} else {
 			e4 := &sc.ee[k-nvt]
-			dx, on, gap = solveEdgeEdge(q4, pr4, w4, e4.h, mu, e4.n)
+			if gap, apart = edgeEdgeApart(q4, e4.h, e4.n); !apart {
+				pr4, w4 := gather4(prev, w, vs)
+				dx, on, gap = solveEdgeEdge(q4, pr4, w4, e4.h, mu, e4.n)
+			}
 		}
 		if !on {
 			sc.pStamp[k] = tick
@@ -1786,9 +1793,11 @@ func (sc *selfCollision) newDir(e, f [2]int32, diffRef vec.Vec3) vec.Vec3 {
 	return b.Sub(a).Cross(d.Sub(c)).Normalize()
 }
 
-func gather4(pos, prev []vec.Vec3, w []float64, vs [4]int32) (q4, p4 [4]vec.Vec3, w4 [4]float64) {
+// gather4 returns the positions at the substep's start and the inverse
+// masses of vertices vs.
+func gather4(prev []vec.Vec3, w []float64, vs [4]int32) (p4 [4]vec.Vec3, w4 [4]float64) {
 	for i, v := range vs {
-		q4[i], p4[i], w4[i] = pos[v], prev[v], w[v]
+		p4[i], w4[i] = prev[v], w[v]
 	}
 	return
 }

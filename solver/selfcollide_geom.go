@@ -130,6 +130,9 @@ func segmentDist(p1, q1, p2, q2 vec.Vec3) float64 {
 // the triangle's plane, a gap: while the four vertices move less than gap
 // in all, that test still holds (0 when it did not decide).
 func solveVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu, side float64) (dx [4]vec.Vec3, active bool, gap float64) {
+	if gap, ok := vertexTriangleApart(q4, h, side); ok {
+		return dx, false, gap
+	}
 	x, a, b, c := q4[0], q4[1], q4[2], q4[3]
 	nf := b.Sub(a).Cross(c.Sub(a))
 	area2 := nf.Len()
@@ -137,16 +140,6 @@ func solveVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu, side float64)
 		return dx, false, 0
 	}
 	nf = nf.Scale(side / area2)
-	if sd := x.Sub(a).Dot(nf); sd >= h*apartMargin {
-		// h or more off the triangle's plane on its side: no closer to
-		// the triangle. With u = b - a and v = c - a, moves of the four
-		// vertices summing to M change sd by at most M plus |x - a| times
-		// the turn of the unit normal, at most 2·|Δ(u×v)|/|u×v| <=
-		// 2·M·(|u| + |v| + M)/|u×v|: the test holds while M < gap.
-		ex := sd - h*apartMargin
-		f := 1 + 2*x.Sub(a).Len()*(b.Sub(a).Len()+c.Sub(a).Len()+ex)/area2
-		return dx, false, ex / f * (1 - 1e-9)
-	}
 	u, v, w := closestOnTriangle(x, a, b, c)
 	d := x.Sub(a.Scale(u).Add(b.Scale(v)).Add(c.Scale(w)))
 	var s float64
@@ -187,6 +180,28 @@ func solveVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu, side float64)
 		addFriction(&dx, rel, n, g, w4, W, mu*(-C))
 	}
 	return dx, true, 0
+}
+
+// vertexTriangleApart reports whether vertex q4[0] lies h or more off
+// triangle q4[1:]'s plane on its side side (then no closer to the
+// triangle), and if so a gap: while the four vertices move less than gap
+// in all, it still does. With u = b - a and v = c - a, moves summing to M
+// change the plane distance sd by at most M plus |x - a| times the turn of
+// the unit normal, at most 2·|Δ(u×v)|/|u×v| <= 2·M·(|u| + |v| + M)/|u×v|.
+func vertexTriangleApart(q4 [4]vec.Vec3, h, side float64) (gap float64, apart bool) {
+	x, a, b, c := q4[0], q4[1], q4[2], q4[3]
+	nf := b.Sub(a).Cross(c.Sub(a))
+	area2 := nf.Len()
+	if area2 < 1e-20 {
+		return 0, false
+	}
+	sd := x.Sub(a).Dot(nf) * side / area2
+	if sd < h*apartMargin {
+		return 0, false
+	}
+	ex := sd - h*apartMargin
+	f := 1 + 2*x.Sub(a).Len()*(b.Sub(a).Len()+c.Sub(a).Len()+ex)/area2
+	return ex / f * (1 - 1e-9), true
 }
 
 // crossedTriangle reports whether vertex q4[0] went from the side side of
@@ -262,12 +277,10 @@ func planeSide(q4 [4]vec.Vec3, side float64) float64 {
 // solveVertexTriangle, and so is gap, for the edges found h or more apart
 // along n0.
 func solveEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 vec.Vec3) (dx [4]vec.Vec3, active bool, gap float64) {
-	a, b, c, d := q4[0], q4[1], q4[2], q4[3]
-	if sep := apartBy(a, b, c, d, n0); sep >= h*apartMargin {
-		// along the fixed n0, moves of the four vertices summing to M
-		// change the separation by at most M
-		return dx, false, (sep - h*apartMargin) * (1 - 1e-9)
+	if gap, ok := edgeEdgeApart(q4, h, n0); ok {
+		return dx, false, gap
 	}
+	a, b, c, d := q4[0], q4[1], q4[2], q4[3]
 	s, t := closestSegments(a, b, c, d)
 	const eps = 1e-6
 	if s <= eps || s >= 1-eps || t <= eps || t >= 1-eps {
@@ -307,6 +320,16 @@ func solveEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 vec.Vec3
 		addFriction(&dx, rel, n, g, w4, W, mu*(-C))
 	}
 	return dx, true, 0
+}
+
+// edgeEdgeApart reports whether edge q4[0]-q4[1] lies h or more beyond
+// edge q4[2]-q4[3] along n0, and if so a gap: along the fixed n0, moves of
+// the four vertices summing to M change the separation by at most M.
+func edgeEdgeApart(q4 [4]vec.Vec3, h float64, n0 vec.Vec3) (gap float64, apart bool) {
+	if sep := apartBy(q4[0], q4[1], q4[2], q4[3], n0); sep >= h*apartMargin {
+		return (sep - h*apartMargin) * (1 - 1e-9), true
+	}
+	return 0, false
 }
 
 // apartMargin is the relative margin of the cheap separation tests
