@@ -212,6 +212,7 @@ type pairGroup struct {
 	tick, pickTick int32
 	touched        []int32 // touched's result
 	converged      bool    // its last rounds converged (selfRounds)
+	crossOnly      bool    // its picks look for crossings only (failSafe)
 	// hotTick marks (in selfCollision.vHot) the vertices its last sweep
 	// left selfConverged·h or more from their anchors (drift): 1 + the
 	// tick before that sweep
@@ -754,9 +755,9 @@ func (sc *selfCollision) pick(sides bool) {
 // refresh updates the side memories of pairs [lo, hi) from the
 // substep's start positions and flags those near contact (refreshPair).
 func (sc *selfCollision) refresh(lo, hi int) {
-	pt := sc.all.pickTick
+	pt, cross := sc.all.pickTick, sc.all.crossOnly
 	for k := lo; k < hi; k++ {
-		sc.refreshPair(k, pt)
+		sc.refreshPair(k, pt, cross)
 	}
 }
 
@@ -764,7 +765,7 @@ func (sc *selfCollision) refresh(lo, hi int) {
 // positions (see vertexTriangleSide and edgeEdgeDir) and flags it if it is
 // closer than h + margin at the current positions, or crossed; pt is the
 // tick of its group's last pick.
-func (sc *selfCollision) refreshPair(k int, pt int32) {
+func (sc *selfCollision) refreshPair(k int, pt int32, crossOnly bool) {
 	pos, prev := sc.b.s.Pos, sc.b.s.Prev
 	// after the substep's first pick, a pair neither near nor crossed then
 	// stays so while none of its vertices has moved selfMargin·h/2 since
@@ -828,6 +829,25 @@ func (sc *selfCollision) refreshPair(k int, pt int32) {
 		}
 		r := p.h + selfMargin*sc.h
 		x, a, b, c := pos[p.v], pos[t[0]], pos[t[1]], pos[t[2]]
+		if crossOnly {
+			// the crossed flag as below, the vertex on its side of the
+			// plane first (then not crossed either way)
+			cr := false
+			if nt := b.Sub(a).Cross(c.Sub(a)); x.Sub(a).Dot(nt)*p.side < 0 {
+				q4, p4 := [4]vec.Vec3{x, a, b, c}, [4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}
+				if x.X < min(a.X, b.X, c.X)-r || x.X > max(a.X, b.X, c.X)+r ||
+					x.Y < min(a.Y, b.Y, c.Y)-r || x.Y > max(a.Y, b.Y, c.Y)+r ||
+					x.Z < min(a.Z, b.Z, c.Z)-r || x.Z > max(a.Z, b.Z, c.Z)+r {
+					cr = crossedTriangle(q4, p4, p.side)
+				} else {
+					u, v, ww := closestOnTriangle(x, a, b, c)
+					cr = u > 0 && v > 0 && ww > 0 || crossedTriangle(q4, p4, p.side)
+				}
+			}
+			sc.crossFlag[k] = cr
+			sc.nearFlag[k] = sc.nearFlag[k] || cr
+			return
+		}
 		// cheap rejection by the triangle's box first
 		if x.X < min(a.X, b.X, c.X)-r || x.X > max(a.X, b.X, c.X)+r ||
 			x.Y < min(a.Y, b.Y, c.Y)-r || x.Y > max(a.Y, b.Y, c.Y)+r ||
@@ -880,6 +900,22 @@ func (sc *selfCollision) refreshPair(k int, pt int32) {
 	}
 	a, b, c, d := pos[e0[0]], pos[e0[1]], pos[e1[0]], pos[e1[1]]
 	r := p.h + selfMargin*sc.h
+	if crossOnly {
+		// the crossed flag as below, the edges apart along the
+		// remembered direction first (then not crossed either way)
+		g := selfCrossReach * sc.h
+		cr := false
+		if apartBy(a, b, c, d, p.n) < 0 && !(min(a.X, b.X) > max(c.X, d.X)+g || min(c.X, d.X) > max(a.X, b.X)+g ||
+			min(a.Y, b.Y) > max(c.Y, d.Y)+g || min(c.Y, d.Y) > max(a.Y, b.Y)+g ||
+			min(a.Z, b.Z) > max(c.Z, d.Z)+g || min(c.Z, d.Z) > max(a.Z, b.Z)+g) {
+			s, t := closestSegments(a, b, c, d)
+			const eps = 1e-6
+			cr = a.Lerp(b, s).Sub(c.Lerp(d, t)).Dot(p.n) < 0 && s > eps && s < 1-eps && t > eps && t < 1-eps
+		}
+		sc.crossFlag[k] = cr
+		sc.nearFlag[k] = sc.nearFlag[k] || cr
+		return
+	}
 	// cheap rejection by the edges' boxes first: neither near nor, with
 	// relative motion clamped to about 2h per substep, crossed
 	if g := selfCrossReach * sc.h; min(a.X, b.X) > max(c.X, d.X)+g || min(c.X, d.X) > max(a.X, b.X)+g ||
@@ -963,6 +999,8 @@ func (sc *selfCollision) vertsOfPair(k int32) [4]int32 {
 func (sc *selfCollision) failSafe(g *pairGroup) int {
 	pos, prev, w := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass
 	crossed := 0
+	g.crossOnly = true
+	defer func() { g.crossOnly = false }()
 	for round := 0; round <= selfFailSafeRounds; round++ {
 		sc.repick(g)
 		crossed = 0

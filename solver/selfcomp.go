@@ -242,7 +242,7 @@ func (sc *selfCollision) pickMoved(g *pairGroup) {
 		return
 	}
 	for _, k := range g.pairs {
-		sc.refreshPair(int(k), g.pickTick)
+		sc.refreshPair(int(k), g.pickTick, g.crossOnly)
 	}
 	g.pickTick = g.tick
 	sc.listGroupNear(g)
