@@ -61,9 +61,9 @@ import (
 // few, and in a heap slab by slab in parallel, see classify),
 // selfIterations times with the colliders in between (for the vertices
 // the pushes moved); a pair found out of contact by more than its
-// vertices have moved since is skipped (sc.budget). These rounds touch only the
-// vertices of listed pairs, so they run on each component of the list
-// (pairs joined by shared vertices) on its own, the components in
+// vertices have moved since is skipped (sc.budget). These rounds touch
+// only the vertices of listed pairs, so they run on each component of the
+// list (pairs joined by shared vertices) on its own, the components in
 // parallel (selfcomp.go). Once the vertices a sweep still pushes are
 // few, the sweeps and rounds narrow to their pairs (narrow). A pair still
 // crossed at the end sends its vertices back to the substep's start
@@ -169,16 +169,16 @@ type selfCollision struct {
 	// refreshPair): a resting heap's vertices hardly move, and refreshing
 	// every listed pair's side memory and flags took about a third of its
 	// time. Per vertex: its positions (now and at the substep's start)
-	// when it was last further than selfFarDrift·h from the ones before
-	// (farQ, farP), whether that was in this substep (reanch), and its
+	// when it was last further than selfKeepDrift·h from the ones before
+	// (keepQ, keepP), whether that was in this substep (reanch), and its
 	// displacement in the substep (mot). Per pair: keep (keepFar,
-	// keepNear or 0). farOK says keep is valid for the listed pairs.
-	farQ, farP []vec.Vec3
-	reanch     []bool
-	mot        []float64
-	keep       []uint8
-	farOK      bool
-	farSkip    bool // this substep's first pick skips the kept pairs
+	// keepNear or 0). keepOK says keep is valid for the listed pairs.
+	keepQ, keepP []vec.Vec3
+	reanch       []bool
+	mot          []float64
+	keep         []uint8
+	keepOK       bool
+	keepSkip     bool // this substep's first pick skips the kept pairs
 
 	mark   []bool // scratch for touched
 	inNear []bool // per vertex: in a near pair (see collideNear)
@@ -368,9 +368,9 @@ const (
 	// (2.22 mm without narrowing); its resting frames took 160 ms on one
 	// thread at 1e-2, 136 at 2e-2 and 128 at 3e-2.
 	selfConverged = 3e-2
-	// selfFarDrift·h is how far a vertex may move before the first pick
+	// selfKeepDrift·h is how far a vertex may move before the first pick
 	// looks again at the pairs it kept (see selfCollision.keep).
-	selfFarDrift = 0.02
+	selfKeepDrift = 0.02
 	// keepFar and keepNear: how the first pick keeps a pair (see
 	// selfCollision.keep)
 	keepFar  = 1
@@ -485,7 +485,7 @@ func newSelfCollision(b *base) *selfCollision {
 	sc.anchor = make([]vec.Vec3, nv)
 	sc.hotSq = selfConverged * selfConverged * sc.h * sc.h
 	sc.pickPos = make([]vec.Vec3, nv)
-	sc.farQ, sc.farP = make([]vec.Vec3, nv), make([]vec.Vec3, nv)
+	sc.keepQ, sc.keepP = make([]vec.Vec3, nv), make([]vec.Vec3, nv)
 	sc.reanch, sc.mot = make([]bool, nv), make([]float64, nv)
 	sc.moved = make([]bool, nv)
 	sc.mark = make([]bool, nv)
@@ -589,7 +589,7 @@ func (sc *selfCollision) update() {
 		sc.factor = selfSkinTight
 		sc.Tight++
 	}
-	sc.farSkip = sc.farOK && !full && len(part) == 0 && uncut == 0
+	sc.keepSkip = sc.keepOK && !full && len(part) == 0 && uncut == 0
 	switch {
 	case full:
 		sc.adj.changed(sc.substep)
@@ -608,9 +608,9 @@ func (sc *selfCollision) update() {
 		sc.adj.changed(sc.substep)
 		sc.rebuildPart()
 	}
-	if n := len(sc.vt) + len(sc.ee); !sc.farSkip || len(sc.budget) != n {
+	if n := len(sc.vt) + len(sc.ee); !sc.keepSkip || len(sc.budget) != n {
 		// the list changed (or the budgets are new)
-		sc.farSkip = false
+		sc.keepSkip = false
 		if cap(sc.budget) < n {
 			sc.budget = make([]float64, n, n+n/2)
 		}
@@ -623,7 +623,7 @@ func (sc *selfCollision) update() {
 	// side memories; they compute no keep (which holds for the first
 	// pick's positions)
 	sc.sides = false
-	sc.farOK = true
+	sc.keepOK = true
 	// every pair is evaluated again in the substep's first sweep
 	n := len(sc.vt) + len(sc.ee)
 	if cap(sc.pStamp) < n {
@@ -692,7 +692,7 @@ func (sc *selfCollision) mean(lo, hi int) {
 func (sc *selfCollision) clamp(lo, hi int) {
 	pos, prev, w := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass
 	maxD := selfMaxRel * sc.h
-	dd := selfFarDrift * selfFarDrift * sc.h * sc.h
+	dd := selfKeepDrift * selfKeepDrift * sc.h * sc.h
 	cs, mNow := sc.cs, sc.mNow
 	for i := lo; i < hi; i++ {
 		bl := &sc.blocks[i]
@@ -709,9 +709,9 @@ func (sc *selfCollision) clamp(lo, hi int) {
 				bl.esc = append(bl.esc, int32(v))
 			}
 			sc.pickPos[v], sc.anchor[v] = pos[v], pos[v]
-			sc.reanch[v] = pos[v].Sub(sc.farQ[v]).LenSq() >= dd || prev[v].Sub(sc.farP[v]).LenSq() >= dd
+			sc.reanch[v] = pos[v].Sub(sc.keepQ[v]).LenSq() >= dd || prev[v].Sub(sc.keepP[v]).LenSq() >= dd
 			if sc.reanch[v] {
-				sc.farQ[v], sc.farP[v] = pos[v], prev[v]
+				sc.keepQ[v], sc.keepP[v] = pos[v], prev[v]
 			}
 			sc.mot[v] = pos[v].Sub(prev[v]).Len()
 			sc.walk[v] += pos[v].Sub(sc.walkAt[v]).Len()
@@ -734,7 +734,7 @@ func (sc *selfCollision) pick(sides bool) {
 	sc.nearFlag, sc.crossFlag = sc.nearFlag[:n], sc.crossFlag[:n]
 	if cap(sc.keep) < n {
 		sc.keep = make([]uint8, n, n+n/2)
-		sc.farSkip = false
+		sc.keepSkip = false
 	}
 	sc.keep = sc.keep[:n]
 	fn := sc.fnRefresh
@@ -780,18 +780,18 @@ func (sc *selfCollision) refreshPair(k int, pt int32, crossOnly bool) {
 	}
 	// the first pick skips a pair it found surely far from contact, or
 	// surely near it (sc.keep), while none of its vertices moved
-	// selfFarDrift·h from where it was then (sc.reanch): it is then at
-	// most 4·selfFarDrift·h closer or further
+	// selfKeepDrift·h from where it was then (sc.reanch): it is then at
+	// most 4·selfKeepDrift·h closer or further
 	re, mot := sc.reanch, sc.mot
 	skip := func(vs [4]int32) bool {
-		if !sc.farSkip || sc.keep[k] == 0 || re[vs[0]] || re[vs[1]] || re[vs[2]] || re[vs[3]] {
+		if !sc.keepSkip || sc.keep[k] == 0 || re[vs[0]] || re[vs[1]] || re[vs[2]] || re[vs[3]] {
 			return false
 		}
 		near := sc.keep[k] == keepNear
 		sc.nearFlag[k], sc.crossFlag[k] = near, false
 		return true
 	}
-	drift := 4 * selfFarDrift * sc.h
+	drift := 4 * selfKeepDrift * sc.h
 	// keepOf returns how a pair at distance dist (squared: dsq), not
 	// crossed, is kept. Far beyond r + drift + twice its vertices'
 	// longest displacement in the substep, it is still beyond r, and so
