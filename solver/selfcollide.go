@@ -829,9 +829,11 @@ func (sc *selfCollision) refreshPair(k int, pt int32, crossOnly bool) {
 		}
 		r := p.h + selfMargin*sc.h
 		x, a, b, c := pos[p.v], pos[t[0]], pos[t[1]], pos[t[2]]
-		if crossOnly {
+		if crossOnly || !sc.sides && sc.nearFlag[k] {
 			// the crossed flag as below, the vertex on its side of the
-			// plane first (then not crossed either way)
+			// plane first (then not crossed either way); a pair near
+			// at an earlier pick of the substep stays near (a projection
+			// of a pair out of contact changes nothing)
 			cr := false
 			if nt := b.Sub(a).Cross(c.Sub(a)); x.Sub(a).Dot(nt)*p.side < 0 {
 				q4, p4 := [4]vec.Vec3{x, a, b, c}, [4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}
@@ -900,9 +902,10 @@ func (sc *selfCollision) refreshPair(k int, pt int32, crossOnly bool) {
 	}
 	a, b, c, d := pos[e0[0]], pos[e0[1]], pos[e1[0]], pos[e1[1]]
 	r := p.h + selfMargin*sc.h
-	if crossOnly {
+	if crossOnly || !sc.sides && sc.nearFlag[k] {
 		// the crossed flag as below, the edges apart along the
-		// remembered direction first (then not crossed either way)
+		// remembered direction first (then not crossed either way); a
+		// near pair stays near, as above
 		g := selfCrossReach * sc.h
 		cr := false
 		if apartBy(a, b, c, d, p.n) < 0 && !(min(a.X, b.X) > max(c.X, d.X)+g || min(c.X, d.X) > max(a.X, b.X)+g ||
