@@ -837,9 +837,7 @@ func (sc *selfCollision) refreshPair(k int, pt int32, crossOnly bool) {
 			cr := false
 			if nt := b.Sub(a).Cross(c.Sub(a)); x.Sub(a).Dot(nt)*p.side < 0 {
 				q4, p4 := [4]vec.Vec3{x, a, b, c}, [4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}
-				if x.X < min(a.X, b.X, c.X)-r || x.X > max(a.X, b.X, c.X)+r ||
-					x.Y < min(a.Y, b.Y, c.Y)-r || x.Y > max(a.Y, b.Y, c.Y)+r ||
-					x.Z < min(a.Z, b.Z, c.Z)-r || x.Z > max(a.Z, b.Z, c.Z)+r {
+				if outsideBox(x, a, b, c, r) {
 					cr = crossedTriangle(q4, p4, p.side)
 				} else {
 					u, v, ww := closestOnTriangle(x, a, b, c)
@@ -851,9 +849,7 @@ func (sc *selfCollision) refreshPair(k int, pt int32, crossOnly bool) {
 			return
 		}
 		// cheap rejection by the triangle's box first
-		if x.X < min(a.X, b.X, c.X)-r || x.X > max(a.X, b.X, c.X)+r ||
-			x.Y < min(a.Y, b.Y, c.Y)-r || x.Y > max(a.Y, b.Y, c.Y)+r ||
-			x.Z < min(a.Z, b.Z, c.Z)-r || x.Z > max(a.Z, b.Z, c.Z)+r {
+		if outsideBox(x, a, b, c, r) {
 			cr := crossedTriangle([4]vec.Vec3{x, a, b, c}, [4]vec.Vec3{prev[p.v], prev[t[0]], prev[t[1]], prev[t[2]]}, p.side)
 			sc.nearFlag[k], sc.crossFlag[k] = cr, cr
 			if sc.sides && !cr {
@@ -908,9 +904,7 @@ func (sc *selfCollision) refreshPair(k int, pt int32, crossOnly bool) {
 		// near pair stays near, as above
 		g := selfCrossReach * sc.h
 		cr := false
-		if apartBy(a, b, c, d, p.n) < 0 && !(min(a.X, b.X) > max(c.X, d.X)+g || min(c.X, d.X) > max(a.X, b.X)+g ||
-			min(a.Y, b.Y) > max(c.Y, d.Y)+g || min(c.Y, d.Y) > max(a.Y, b.Y)+g ||
-			min(a.Z, b.Z) > max(c.Z, d.Z)+g || min(c.Z, d.Z) > max(a.Z, b.Z)+g) {
+		if apartBy(a, b, c, d, p.n) < 0 && !boxesApart(a, b, c, d, g) {
 			s, t := closestSegments(a, b, c, d)
 			const eps = 1e-6
 			cr = a.Lerp(b, s).Sub(c.Lerp(d, t)).Dot(p.n) < 0 && s > eps && s < 1-eps && t > eps && t < 1-eps
@@ -921,9 +915,7 @@ func (sc *selfCollision) refreshPair(k int, pt int32, crossOnly bool) {
 	}
 	// cheap rejection by the edges' boxes first: neither near nor, with
 	// relative motion clamped to about 2h per substep, crossed
-	if g := selfCrossReach * sc.h; min(a.X, b.X) > max(c.X, d.X)+g || min(c.X, d.X) > max(a.X, b.X)+g ||
-		min(a.Y, b.Y) > max(c.Y, d.Y)+g || min(c.Y, d.Y) > max(a.Y, b.Y)+g ||
-		min(a.Z, b.Z) > max(c.Z, d.Z)+g || min(c.Z, d.Z) > max(a.Z, b.Z)+g {
+	if g := selfCrossReach * sc.h; boxesApart(a, b, c, d, g) {
 		sc.nearFlag[k], sc.crossFlag[k] = false, false
 		if sc.sides {
 			sc.keep[k] = keepOf(vs, g*g, r) & keepFar
@@ -947,6 +939,22 @@ func (sc *selfCollision) refreshPair(k int, pt int32, crossOnly bool) {
 	if sc.sides && !cr {
 		sc.keep[k] = keepOf(vs, diff.LenSq(), r)
 	}
+}
+
+// outsideBox reports whether x lies more than r outside the bounding box
+// of a, b and c.
+func outsideBox(x, a, b, c vec.Vec3, r float64) bool {
+	return x.X < min(a.X, b.X, c.X)-r || x.X > max(a.X, b.X, c.X)+r ||
+		x.Y < min(a.Y, b.Y, c.Y)-r || x.Y > max(a.Y, b.Y, c.Y)+r ||
+		x.Z < min(a.Z, b.Z, c.Z)-r || x.Z > max(a.Z, b.Z, c.Z)+r
+}
+
+// boxesApart reports whether the bounding boxes of segments ab and cd are
+// more than g apart.
+func boxesApart(a, b, c, d vec.Vec3, g float64) bool {
+	return min(a.X, b.X) > max(c.X, d.X)+g || min(c.X, d.X) > max(a.X, b.X)+g ||
+		min(a.Y, b.Y) > max(c.Y, d.Y)+g || min(c.Y, d.Y) > max(a.Y, b.Y)+g ||
+		min(a.Z, b.Z) > max(c.Z, d.Z)+g || min(c.Z, d.Z) > max(a.Z, b.Z)+g
 }
 
 // touched lists the vertices of group g's pairs near contact, each once,
