@@ -764,7 +764,10 @@ func (sc *selfCollision) refresh(lo, hi int) {
 // refreshPair updates pair k's side memory from the substep's start
 // positions (see vertexTriangleSide and edgeEdgeDir) and flags it if it is
 // closer than h + margin at the current positions, or crossed; pt is the
-// tick of its group's last pick.
+// tick of its group's last pick. The substep's first pick (sc.sides) also
+// records how it may keep the pair at the next one (sc.keep). With
+// crossOnly (failSafe's picks), and at a later pick for a pair already
+// near, it only flags whether the pair is crossed.
 func (sc *selfCollision) refreshPair(k int, pt int32, crossOnly bool) {
 	pos, prev := sc.b.s.Pos, sc.b.s.Prev
 	// after the substep's first pick, a pair neither near nor crossed then
