@@ -195,7 +195,7 @@ func vertexTriangleApart(q4 [4]vec.Vec3, h, side float64) (gap float64, apart bo
 	if area2 < 1e-20 {
 		return 0, false
 	}
-	sd := x.Sub(a).Dot(nf) * side / area2
+	sd := x.Sub(a).Dot(nf.Scale(side / area2))
 	if sd < h*apartMargin {
 		return 0, false
 	}
