@@ -261,10 +261,7 @@ func (c *collision) collideStamped(v, tick int32) {
 	x := pos[v]
 	c.collideOne(v)
 	if pos[v] != x {
-		c.self.walk[v] += pos[v].Sub(x).Len()
-		c.self.walkAt[v] = pos[v]
-		c.self.vStamp[v] = tick + 1
-		c.self.drift(v, tick+1)
+		c.self.pushed(v, pos[v].Sub(x).Len(), tick+1, tick+1)
 	}
 }
 

@@ -991,19 +991,6 @@ func (sc *selfCollision) pairVerts(k int32) [4]int32 {
 	return sc.pv[k]
 }
 
-// vertsOfPair is pairVerts from the pairs themselves, which search
-// copies into sc.pv.
-func (sc *selfCollision) vertsOfPair(k int32) [4]int32 {
-	if nvt := int32(len(sc.vt)); k < nvt {
-		p := &sc.vt[k]
-		t := sc.m.Topo.Tris[p.t]
-		return [4]int32{p.v, t[0], t[1], t[2]}
-	}
-	p := &sc.ee[k-int32(len(sc.vt))]
-	a, b := sc.edges[p.e0], sc.edges[p.e1]
-	return [4]int32{a[0], a[1], b[0], b[1]}
-}
-
 // failSafe puts the vertices of every pair of group g still crossed
 // after the iterations back where they started the substep (which was
 // resolved), and checks again, up to selfFailSafeRounds times: a crossing
@@ -1159,6 +1146,16 @@ func (sc *selfCollision) separate(lo, hi int) {
 			prev[v] = prev[v].AddScaled(u, ex*dt)
 		}
 	}
+}
+
+// pushed records that a projection (stamp tick, marking drift with mark)
+// moved vertex v by dist: its walk, its stamp (sc.pStamp) and whether it
+// drifted hot (drift).
+func (sc *selfCollision) pushed(v int32, dist float64, tick, mark int32) {
+	sc.walk[v] += dist
+	sc.walkAt[v] = sc.b.s.Pos[v]
+	sc.vStamp[v] = tick
+	sc.drift(v, mark)
 }
 
 // drift marks vertex v hot with mark (the tick of the sweep, or later)
@@ -1429,13 +1426,13 @@ func (sc *selfCollision) sweepRange(near []int32, lo, hi int32, mu float64, back
 			p4 := &sc.vt[k]
 			if gap, apart = vertexTriangleApart(q4, p4.h, p4.side); !apart {
 				pr4, w4 := gather4(prev, w, vs)
-				dx, on, gap = solveVertexTriangle(q4, pr4, w4, p4.h, mu, p4.side)
+				dx, on = projectVertexTriangle(q4, pr4, w4, p4.h, mu, p4.side)
 			}
 		} else {
 			e4 := &sc.ee[k-nvt]
 			if gap, apart = edgeEdgeApart(q4, e4.h, e4.n); !apart {
 				pr4, w4 := gather4(prev, w, vs)
-				dx, on, gap = solveEdgeEdge(q4, pr4, w4, e4.h, mu, e4.n)
+				dx, on = projectEdgeEdge(q4, pr4, w4, e4.h, mu, e4.n)
 			}
 		}
 		if !on {
@@ -1447,11 +1444,8 @@ func (sc *selfCollision) sweepRange(near []int32, lo, hi int32, mu float64, back
 		sc.budget[k] = 0
 		for i, v := range vs {
 			pos[v] = pos[v].Add(dx[i])
-			wk[v] += dx[i].Len()
-			sc.walkAt[v] = pos[v]
-			st[v] = tick
+			sc.pushed(v, dx[i].Len(), tick, base+1)
 			maxSq = max(maxSq, dx[i].LenSq())
-			sc.drift(v, base+1)
 		}
 	}
 	return maxSq, skipped
@@ -1514,10 +1508,20 @@ func (sc *selfCollision) search(part bool) {
 	sc.b.pool.run(np, sc.fnPairVerts)
 }
 
-// pairVertsRange fills sc.pv for pairs [lo, hi).
+// pairVertsRange fills sc.pv for pairs [lo, hi) from the pairs' vertex
+// and triangle, or edges.
 func (sc *selfCollision) pairVertsRange(lo, hi int) {
+	tris, nvt := sc.m.Topo.Tris, len(sc.vt)
 	for k := lo; k < hi; k++ {
-		sc.pv[k] = sc.vertsOfPair(int32(k))
+		if k < nvt {
+			p := &sc.vt[k]
+			t := tris[p.t]
+			sc.pv[k] = [4]int32{p.v, t[0], t[1], t[2]}
+			continue
+		}
+		p := &sc.ee[k-nvt]
+		a, b := sc.edges[p.e0], sc.edges[p.e1]
+		sc.pv[k] = [4]int32{a[0], a[1], b[0], b[1]}
 	}
 }
 

@@ -133,11 +133,18 @@ func solveVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu, side float64)
 	if gap, ok := vertexTriangleApart(q4, h, side); ok {
 		return dx, false, gap
 	}
+	dx, active = projectVertexTriangle(q4, p4, w4, h, mu, side)
+	return dx, active, 0
+}
+
+// projectVertexTriangle is solveVertexTriangle past its separation test
+// (vertexTriangleApart), for a caller that made it.
+func projectVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu, side float64) (dx [4]vec.Vec3, active bool) {
 	x, a, b, c := q4[0], q4[1], q4[2], q4[3]
 	nf := b.Sub(a).Cross(c.Sub(a))
 	area2 := nf.Len()
 	if area2 < 1e-20 {
-		return dx, false, 0
+		return dx, false
 	}
 	nf = nf.Scale(side / area2)
 	u, v, w := closestOnTriangle(x, a, b, c)
@@ -157,7 +164,7 @@ func solveVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu, side float64)
 	}
 	C := s - h
 	if C >= 0 {
-		return dx, false, 0
+		return dx, false
 	}
 	C = max(C, -maxPush*h) // a deep crossing is undone over several substeps
 	g := [4]float64{1, -u, -v, -w}
@@ -166,7 +173,7 @@ func solveVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu, side float64)
 		W += w4[i] * g[i] * g[i]
 	}
 	if W == 0 {
-		return dx, false, 0
+		return dx, false
 	}
 	lam := -C / W
 	for i := range g {
@@ -179,7 +186,7 @@ func solveVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu, side float64)
 		}
 		addFriction(&dx, rel, n, g, w4, W, mu*(-C))
 	}
-	return dx, true, 0
+	return dx, true
 }
 
 // vertexTriangleApart reports whether vertex q4[0] lies h or more off
@@ -280,11 +287,18 @@ func solveEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 vec.Vec3
 	if gap, ok := edgeEdgeApart(q4, h, n0); ok {
 		return dx, false, gap
 	}
+	dx, active = projectEdgeEdge(q4, p4, w4, h, mu, n0)
+	return dx, active, 0
+}
+
+// projectEdgeEdge is solveEdgeEdge past its separation test
+// (edgeEdgeApart), for a caller that made it.
+func projectEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 vec.Vec3) (dx [4]vec.Vec3, active bool) {
 	a, b, c, d := q4[0], q4[1], q4[2], q4[3]
 	s, t := closestSegments(a, b, c, d)
 	const eps = 1e-6
 	if s <= eps || s >= 1-eps || t <= eps || t >= 1-eps {
-		return dx, false, 0
+		return dx, false
 	}
 	diff := a.Lerp(b, s).Sub(c.Lerp(d, t))
 	var dist float64
@@ -297,7 +311,7 @@ func solveEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 vec.Vec3
 	}
 	C := dist - h
 	if C >= 0 {
-		return dx, false, 0
+		return dx, false
 	}
 	C = max(C, -maxPush*h)
 	g := [4]float64{1 - s, s, -(1 - t), -t}
@@ -306,7 +320,7 @@ func solveEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 vec.Vec3
 		W += w4[i] * g[i] * g[i]
 	}
 	if W == 0 {
-		return dx, false, 0
+		return dx, false
 	}
 	lam := -C / W
 	for i := range g {
@@ -319,7 +333,7 @@ func solveEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 vec.Vec3
 		}
 		addFriction(&dx, rel, n, g, w4, W, mu*(-C))
 	}
-	return dx, true, 0
+	return dx, true
 }
 
 // edgeEdgeApart reports whether edge q4[0]-q4[1] lies h or more beyond
@@ -333,16 +347,9 @@ func edgeEdgeApart(q4 [4]vec.Vec3, h float64, n0 vec.Vec3) (gap float64, apart b
 }
 
 // apartMargin is the relative margin of the cheap separation tests
-// (apartAlong, a vertex's distance to a triangle's plane): they rule a
-// pair out only where the exact distance, rounded, is surely no smaller.
+// (edgeEdgeApart, vertexTriangleApart and the picks'): they rule a pair
+// out only where the exact distance, rounded, is surely no smaller.
 const apartMargin = 1 + 1e-9
-
-// apartAlong reports whether every point of segment ab lies at least r
-// beyond every point of segment cd along the unit direction n: then the
-// segments are at least r apart, and their closest points too along n.
-func apartAlong(a, b, c, d, n vec.Vec3, r float64) bool {
-	return apartBy(a, b, c, d, n) >= r*apartMargin
-}
 
 // apartBy returns how far every point of segment ab lies beyond every
 // point of segment cd along the unit direction n (negative where they

@@ -535,7 +535,7 @@ func TestApartAlong(t *testing.T) {
 		a, b, c, d := rnd(), rnd(), rnd(), rnd()
 		n := rnd().Normalize()
 		sep := r.Float64() * 0.5
-		if !apartAlong(a, b, c, d, n, sep) {
+		if _, ok := edgeEdgeApart([4]vec.Vec3{a, b, c, d}, sep, n); !ok {
 			continue
 		}
 		held++

@@ -78,8 +78,6 @@ func (sc *selfCollision) split() bool {
 	verts := cs.verts[:0]
 	root := cs.root
 	first := slices.Grow(cs.first[:0], n)[:n]
-	nvt := len(sc.vt)
-	tris := sc.m.Topo.Tris
 	union := func(vs [4]int32) {
 		for _, v := range vs {
 			if root[v] < 0 {
@@ -95,18 +93,9 @@ func (sc *selfCollision) split() bool {
 			}
 		}
 	}
-	// (by pointer: refresh writes the pairs' side memories meanwhile)
-	for k := range sc.vt {
-		p := &sc.vt[k]
-		t := tris[p.t]
-		first[k] = p.v
-		union([4]int32{p.v, t[0], t[1], t[2]})
-	}
-	for k := range sc.ee {
-		p := &sc.ee[k]
-		a, b := sc.edges[p.e0], sc.edges[p.e1]
-		first[nvt+k] = a[0]
-		union([4]int32{a[0], a[1], b[0], b[1]})
+	for k, vs := range sc.pv {
+		first[k] = vs[0]
+		union(vs)
 	}
 	cs.first = first
 	cs.verts = verts
