@@ -33,8 +33,10 @@ import (
 // near neighbours only, and a vertex that falls fast pairs with what lies
 // along its path, without inflating the search for the rest of the cloth
 // (while full rebuilds come every substep, as in a crumpling heap, the
-// factor is selfSkinTight: one substep's displacement, all a list that
-// lasts one substep needs). Candidates come from a hierarchy of the
+// factor is selfSkinTight, whose allowance covers the substep and, at a
+// steady velocity, one more; when a quarter of the vertices or more left
+// their allowances, it is selfSkinOwn, which covers the substep's own
+// displacement only). Candidates come from a hierarchy of the
 // triangles with normal cones (selfbvh.go), which skips the patches and
 // vertex fans that cannot fold onto themselves. When a few vertices leave
 // their allowances, only they take new references, and only the pairs of
@@ -91,7 +93,7 @@ type selfCollision struct {
 	Rebuilds int // full rebuilds (statistics for tests and benchmarks)
 	Partial  int // partial rebuilds (statistics)
 	Uncut    int // partial rebuilds that dropped culls (statistics)
-	Tight    int // full rebuilds with selfSkinTight (statistics)
+	Tight    int // full rebuilds with selfSkinTight or selfSkinOwn (statistics)
 	fullAt   int // the substep of the last full rebuild
 
 	esc  []int32 // vertices that left their allowance this substep
@@ -414,11 +416,21 @@ const (
 	selfSkinFactor = 2.0
 	// selfSkinTight replaces selfSkinFactor in a full rebuild right after
 	// another (a crumpling heap rebuilds every substep): the allowance
-	// then covers the rebuild's own substep only, which is the least that
-	// lists every pair the substep's motion can bring near. The 64 x 64
+	// then covers the rebuild's own substep and, at a steady velocity, one
+	// more (selfSkinFactor: three more). The 64 x 64
 	// heap's first 8 frames (BenchmarkHeap, 1 thread) take 164 G
 	// instructions so, 272 G with selfSkinFactor.
 	selfSkinTight = 1.0
+	// selfSkinOwn replaces selfSkinTight when at least selfEscMost of the
+	// vertices left their allowances: the allowance then covers the
+	// substep's displacement only (half of it, around the midpoint of its
+	// path), the least a list needs, as most of the cloth moves too much
+	// for a list to last longer. The 64 x 64 heap's first 48 frames took
+	// 3.2 s a frame on one thread so, 3.7 s with selfSkinTight (frames
+	// 12-19, BenchmarkHeap's: 15 % less); 0.1 to 0.35 for selfEscMost all
+	// gave 3.2 to 3.3 s.
+	selfSkinOwn = 0.5
+	selfEscMost = 0.25
 
 	// selfNarrowMax: the substep's iterations narrow to the pairs near
 	// the vertices still pushed (narrow) while those are at most
@@ -587,6 +599,9 @@ func (sc *selfCollision) update() {
 		// the last list did not outlive its substep: this one will
 		// hardly outlive its own either
 		sc.factor = selfSkinTight
+		if float64(len(esc)) >= selfEscMost*float64(len(pos)) {
+			sc.factor = selfSkinOwn
+		}
 		sc.Tight++
 	}
 	sc.keepSkip = sc.keepOK && !full && len(part) == 0 && uncut == 0
