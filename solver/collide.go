@@ -117,6 +117,7 @@ func (c *collision) substep(t, dt float64) {
 			c.selfRounds(&sc.all)
 			sc.addStats(&sc.all)
 		}
+		sc.rescue()
 		sc.Untangled += sc.untangle()
 		b.pool.run(len(b.s.Pos), sc.fnSeparate)
 	}

@@ -94,6 +94,7 @@ type selfCollision struct {
 	Partial  int // partial rebuilds (statistics)
 	Uncut    int // partial rebuilds that dropped culls (statistics)
 	Tight    int // full rebuilds with selfSkinTight or selfSkinOwn (statistics)
+	Rescues  int // substeps whose list was searched again after the rounds (statistics, see rescue)
 	fullAt   int // the substep of the last full rebuild
 
 	esc  []int32 // vertices that left their allowance this substep
@@ -198,7 +199,7 @@ type selfCollision struct {
 	mPrev    vec.Vec3    // the mean position at the substep's start (reset)
 	factor   float64     // the allowance's factor of the substep's rebuild (reset)
 
-	fnTasks, fnQueries, fnRefresh, fnRefreshSplit, fnSeparate, fnTurned, fnMean, fnClamp, fnPrepPart, fnReset, fnPairVerts func(lo, hi int)
+	fnTasks, fnQueries, fnRefresh, fnRefreshSplit, fnSeparate, fnTurned, fnMean, fnClamp, fnPrepPart, fnReset, fnPairVerts, fnLate func(lo, hi int)
 }
 
 // pairGroup is a set of listed pairs whose projection rounds run on
@@ -443,6 +444,13 @@ const (
 	// some frame, as before selfSkinOwn (at most 2). BenchmarkHeap's
 	// crumpling frames took 13 % (64 x 64) and 25 % (128 x 128) less.
 	selfSkinOwnMin = 0.1
+	// selfEscLate·h is how far beyond its allowance the substep's rounds
+	// may leave a vertex before its pairs are searched again within the
+	// substep (rescue). While no vertex is further out than that, a pair
+	// the list lacks stays (1 + selfMargin - 2·selfEscLate)·h apart, at
+	// the substep's start, at its end and on the straight path between
+	// them that the crossing tests interpolate: it cannot have crossed.
+	selfEscLate = 0.5
 
 	// selfNarrowMax: the substep's iterations narrow to the pairs near
 	// the vertices still pushed (narrow) while those are at most
@@ -517,6 +525,7 @@ func newSelfCollision(b *base) *selfCollision {
 	sc.fnTasks, sc.fnQueries, sc.fnRefresh, sc.fnSeparate = sc.runTasks, sc.runQueries, sc.refresh, sc.separate
 	sc.fnRefreshSplit, sc.fnPairVerts = sc.refreshSplit, sc.pairVertsRange
 	sc.fnMean, sc.fnClamp, sc.fnPrepPart, sc.fnReset = sc.mean, sc.clamp, sc.prepPart, sc.resetAll
+	sc.fnLate = sc.late
 	sc.blocks = make([]vertBlock, (nv+selfBlock-1)/selfBlock)
 	sc.par.init(sc)
 	sc.turn = make([]bool, len(tris))
@@ -747,6 +756,91 @@ func (sc *selfCollision) clamp(lo, hi int) {
 			sc.mot[v] = pos[v].Sub(prev[v]).Len()
 			sc.walk[v] += pos[v].Sub(sc.walkAt[v]).Len()
 			sc.walkAt[v] = pos[v]
+		}
+	}
+}
+
+// rescue searches the pairs of the vertices the substep's rounds pushed
+// more than selfEscLate·h beyond their allowances, before the substep
+// ends: a list made for one substep (selfSkinOwn) leaves little room for
+// pushes, and at the impact of a falling heap a vertex may be pushed past
+// a triangle or an edge the list does not hold, a crossing no flag would
+// catch, which the next substep's new pair would then take for its side.
+// The vertices take new references and allowances (from their start and
+// current positions) and their triangles' pairs are searched again (a
+// partial or full rebuild); then every pair is picked afresh, its side
+// memory from the substep's start, and the fail-safe and untangle run on
+// the whole list. It reports whether it searched.
+func (sc *selfCollision) rescue() bool {
+	if !sc.valid {
+		return false
+	}
+	sc.b.pool.runWork(len(sc.blocks), len(sc.ref), minChunk, sc.fnLate)
+	esc := sc.esc[:0]
+	for i := range sc.blocks {
+		esc = append(esc, sc.blocks[i].esc...)
+	}
+	sc.esc = esc
+	if len(esc) == 0 {
+		return false
+	}
+	sc.Rescues++
+	part := sc.part[:0]
+	vt := sc.tree.vertTris
+	for _, v := range esc {
+		for _, t := range vt[v] {
+			if !sc.inA[t] {
+				sc.inA[t] = true
+				part = append(part, t)
+			}
+		}
+	}
+	sc.part = part
+	sc.adj.changed(sc.substep)
+	if len(part) > len(sc.inA)/selfPartMax {
+		for _, t := range part {
+			sc.inA[t] = false
+		}
+		sc.part = part[:0]
+		sc.uncutAll = 0
+		sc.b.pool.run(len(sc.ref), sc.fnReset)
+		sc.rebuild()
+	} else {
+		for _, v := range esc {
+			sc.reset(int(v))
+		}
+		slices.Sort(sc.part)
+		sc.rebuildPart()
+	}
+	// every pair picked afresh at the current positions (its flags, and
+	// the keep of the next substep's first pick, are of the old list)
+	n := len(sc.vt) + len(sc.ee)
+	sc.budget = slices.Grow(sc.budget[:0], n)[:n]
+	clear(sc.budget)
+	sc.keepSkip = false
+	copy(sc.pickPos, sc.b.s.Pos)
+	clear(sc.vStamp)
+	sc.all.tick, sc.all.pickTick = 0, 0
+	sc.pick(true)
+	sc.sides, sc.keepOK, sc.comps.ok = false, false, false
+	sc.all.converged, sc.all.left = false, nil
+	sc.failSafe(&sc.all)
+	sc.addStats(&sc.all)
+	return true
+}
+
+// late lists in the blocks [lo, hi) the vertices further than
+// selfEscLate·h beyond their allowances (see rescue).
+func (sc *selfCollision) late(lo, hi int) {
+	pos, mNow := sc.b.s.Pos, sc.mNow
+	for i := lo; i < hi; i++ {
+		bl := &sc.blocks[i]
+		bl.esc = bl.esc[:0]
+		for v := i * selfBlock; v < min((i+1)*selfBlock, len(pos)); v++ {
+			r := sc.skin[v] + selfEscLate*sc.h
+			if pos[v].Sub(mNow).Sub(sc.ref[v]).LenSq() > r*r {
+				bl.esc = append(bl.esc, int32(v))
+			}
 		}
 	}
 }
