@@ -287,7 +287,11 @@ func TestSelfCollisionHeap(t *testing.T) {
 				if sc.Narrowed == 0 {
 					t.Errorf("no sweep narrowed: the test does not reach the narrowed rounds")
 				}
-				t.Logf("%s: 0 intersections over %d frames, min vertex-triangle distance %.4f mm (thickness %.1f mm), mean height %.3f m; %d sweeps narrowed, to %.1f %% of the pairs on average", c.name, c.frames, 1e3*minD, 1e3*h, meanY(s.Pos), sc.Narrowed, 100*sc.NarrowedPart/float64(sc.Narrowed))
+				// and where vertices left their allowances far (see rescue)
+				if sc.Rescues == 0 {
+					t.Errorf("no rescue: the test does not reach the search after the rounds")
+				}
+				t.Logf("%s: 0 intersections over %d frames, min vertex-triangle distance %.4f mm (thickness %.1f mm), mean height %.3f m; %d sweeps narrowed, to %.1f %% of the pairs on average; %d rescues", c.name, c.frames, 1e3*minD, 1e3*h, meanY(s.Pos), sc.Narrowed, 100*sc.NarrowedPart/float64(sc.Narrowed), sc.Rescues)
 			})
 		}
 	}
