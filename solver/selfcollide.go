@@ -67,7 +67,9 @@ import (
 // only the vertices of listed pairs, so they run on each component of the
 // list (pairs joined by shared vertices) on its own, the components in
 // parallel (selfcomp.go). Once the vertices a sweep still pushes are
-// few, the sweeps and rounds narrow to their pairs (narrow). A pair still
+// few, the sweeps and rounds narrow to their pairs (narrow). The pairs of
+// vertices the rounds pushed far beyond their allowances are searched
+// before the substep ends (rescue). A pair still
 // crossed at the end sends its vertices back to the substep's start
 // (failSafe), and so do two triangles of a near pair that intersect
 // though no pair is flagged crossed, in rounds that did not converge
