@@ -320,6 +320,9 @@ func TestCollisionThreadsDeterministic(t *testing.T) {
 			if sc.Narrowed == 0 {
 				return "no sweep narrowed to the pairs still pushed: the test does not reach narrow"
 			}
+			if sc.Rescues == 0 {
+				return "no rescue after the rounds: the test does not reach it"
+			}
 			return ""
 		}},
 		{"sphere drape", drape, 18, func(sc *selfCollision) string {
