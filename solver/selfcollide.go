@@ -565,11 +565,7 @@ func (sc *selfCollision) update() {
 	// vertices that left theirs in vertex order
 	sc.mNow, sc.mPrev, sc.cs = mNow, mPrev, cs
 	sc.b.pool.runWork(nb, len(pos), minChunk, sc.fnClamp)
-	esc := sc.esc[:0]
-	for i := range sc.blocks {
-		esc = append(esc, sc.blocks[i].esc...)
-	}
-	sc.esc = esc
+	esc := sc.gatherEsc()
 	sc.substep++
 	full := !sc.valid
 	sc.tops, sc.fans = sc.tops[:0], sc.fans[:0]
@@ -596,25 +592,15 @@ func (sc *selfCollision) update() {
 		}
 	}
 	// the triangles of the vertices that left their allowance
-	part := sc.part[:0]
+	sc.part = sc.part[:0]
 	if !full {
-		vt := sc.tree.vertTris
-		for _, v := range esc {
-			for _, t := range vt[v] {
-				if !sc.inA[t] {
-					sc.inA[t] = true
-					part = append(part, t)
-				}
-			}
-		}
-		if len(part)+uncut > limit {
-			for _, t := range part {
-				sc.inA[t] = false
-			}
-			part, full = part[:0], true
+		sc.markPart(esc)
+		if len(sc.part)+uncut > limit {
+			sc.unmarkPart()
+			full = true
 		}
 	}
-	sc.part = part
+	part := sc.part
 	// a vertex that starts over is measured from the substep's start,
 	// ahead along its displacement (see selfCollision)
 	sc.factor = selfSkinFactor
@@ -778,32 +764,16 @@ func (sc *selfCollision) rescue() bool {
 		return false
 	}
 	sc.b.pool.runWork(len(sc.blocks), len(sc.ref), minChunk, sc.fnLate)
-	esc := sc.esc[:0]
-	for i := range sc.blocks {
-		esc = append(esc, sc.blocks[i].esc...)
-	}
-	sc.esc = esc
+	esc := sc.gatherEsc()
 	if len(esc) == 0 {
 		return false
 	}
 	sc.Rescues++
-	part := sc.part[:0]
-	vt := sc.tree.vertTris
-	for _, v := range esc {
-		for _, t := range vt[v] {
-			if !sc.inA[t] {
-				sc.inA[t] = true
-				part = append(part, t)
-			}
-		}
-	}
-	sc.part = part
+	sc.part = sc.part[:0]
+	sc.markPart(esc)
 	sc.adj.changed(sc.substep)
-	if len(part) > len(sc.inA)/selfPartMax {
-		for _, t := range part {
-			sc.inA[t] = false
-		}
-		sc.part = part[:0]
+	if len(sc.part) > len(sc.inA)/selfPartMax {
+		sc.unmarkPart()
 		sc.uncutAll = 0
 		sc.b.pool.run(len(sc.ref), sc.fnReset)
 		sc.rebuild()
@@ -829,6 +799,38 @@ func (sc *selfCollision) rescue() bool {
 	sc.failSafe(&sc.all)
 	sc.addStats(&sc.all)
 	return true
+}
+
+// gatherEsc joins the blocks' esc lists, in block order, into sc.esc.
+func (sc *selfCollision) gatherEsc() []int32 {
+	esc := sc.esc[:0]
+	for i := range sc.blocks {
+		esc = append(esc, sc.blocks[i].esc...)
+	}
+	sc.esc = esc
+	return esc
+}
+
+// markPart appends to sc.part the triangles of the vertices esc not in it
+// yet, marking them in sc.inA.
+func (sc *selfCollision) markPart(esc []int32) {
+	vt := sc.tree.vertTris
+	for _, v := range esc {
+		for _, t := range vt[v] {
+			if !sc.inA[t] {
+				sc.inA[t] = true
+				sc.part = append(sc.part, t)
+			}
+		}
+	}
+}
+
+// unmarkPart empties sc.part, clearing its marks in sc.inA.
+func (sc *selfCollision) unmarkPart() {
+	for _, t := range sc.part {
+		sc.inA[t] = false
+	}
+	sc.part = sc.part[:0]
 }
 
 // late lists in the blocks [lo, hi) the vertices further than
