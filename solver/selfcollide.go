@@ -113,7 +113,7 @@ type selfCollision struct {
 
 	// pairs, and those searched again, indexed by their ids
 	vt, vtOld []vtPair
-	pv        [][4]int32 // per listed pair: its four vertices (pairVerts)
+	pv        [][4]int32 // per listed pair (VT first, then EE): its four vertices (pairVertsRange)
 	ee, eeOld []eePair
 	vtOldAt   pairIndex
 	eeOldAt   pairIndex
@@ -138,8 +138,8 @@ type selfCollision struct {
 	vStamp []int32
 	pStamp []int32
 	// A pair found out of contact by a margin stays so while its vertices
-	// move less than that in all (see solveVertexTriangle's and
-	// solveEdgeEdge's gap) and its side memory stays the same, so the
+	// move less than that in all (see vertexTriangleApart's and
+	// edgeEdgeApart's gap) and its side memory stays the same, so the
 	// projections skip it too, in later substeps as well: walk is the
 	// length of the path each vertex moved along (pushes and colliders,
 	// and from one substep's first pick to the next, at least the
@@ -634,14 +634,10 @@ func (sc *selfCollision) update() {
 		sc.adj.changed(sc.substep)
 		sc.rebuildPart()
 	}
-	if n := len(sc.vt) + len(sc.ee); !sc.keepSkip || len(sc.budget) != n {
+	if !sc.keepSkip || len(sc.budget) != len(sc.vt)+len(sc.ee) {
 		// the list changed (or the budgets are new)
 		sc.keepSkip = false
-		if cap(sc.budget) < n {
-			sc.budget = make([]float64, n, n+n/2)
-		}
-		sc.budget = sc.budget[:n]
-		clear(sc.budget)
+		sc.clearBudgets()
 	}
 	sc.pick(true)
 	// the later picks of the substep, on parts of the list, keep the
@@ -723,7 +719,7 @@ func (sc *selfCollision) clamp(lo, hi int) {
 	pos, prev, w := sc.b.s.Pos, sc.b.s.Prev, sc.m.InvMass
 	maxD := selfMaxRel * sc.h
 	dd := selfKeepDrift * selfKeepDrift * sc.h * sc.h
-	cs, mNow := sc.cs, sc.mNow
+	cs := sc.cs
 	for i := lo; i < hi; i++ {
 		bl := &sc.blocks[i]
 		bl.esc = bl.esc[:0]
@@ -735,7 +731,7 @@ func (sc *selfCollision) clamp(lo, hi int) {
 					pos[v] = pos[v].AddScaled(d, maxD/l-1)
 				}
 			}
-			if sc.valid && pos[v].Sub(mNow).Sub(sc.ref[v]).LenSq() > sc.skin[v]*sc.skin[v] {
+			if sc.valid && sc.outside(v, 0) {
 				bl.esc = append(bl.esc, int32(v))
 			}
 			sc.pickPos[v], sc.anchor[v] = pos[v], pos[v]
@@ -784,9 +780,7 @@ func (sc *selfCollision) rescue() {
 	sc.rebuildPart()
 	// every pair picked afresh at the current positions (its flags, and
 	// the keep of the next substep's first pick, are of the old list)
-	n := len(sc.vt) + len(sc.ee)
-	sc.budget = slices.Grow(sc.budget[:0], n)[:n]
-	clear(sc.budget)
+	sc.clearBudgets()
 	sc.keepSkip = false
 	copy(sc.pickPos, sc.b.s.Pos)
 	clear(sc.vStamp)
@@ -796,6 +790,13 @@ func (sc *selfCollision) rescue() {
 	sc.all.converged, sc.all.left = false, nil
 	sc.failSafe(&sc.all)
 	sc.addStats(&sc.all)
+}
+
+// clearBudgets sizes sc.budget to the listed pairs, none yet.
+func (sc *selfCollision) clearBudgets() {
+	n := len(sc.vt) + len(sc.ee)
+	sc.budget = slices.Grow(sc.budget[:0], n)[:n]
+	clear(sc.budget)
 }
 
 // gatherEsc joins the blocks' esc lists, in block order, into sc.esc.
@@ -833,17 +834,23 @@ func (sc *selfCollision) unmarkPart() {
 // late lists in the blocks [lo, hi) the vertices further than
 // selfEscLate·h beyond their allowances (see rescue).
 func (sc *selfCollision) late(lo, hi int) {
-	pos, mNow := sc.b.s.Pos, sc.mNow
+	late := selfEscLate * sc.h
 	for i := lo; i < hi; i++ {
 		bl := &sc.blocks[i]
 		bl.esc = bl.esc[:0]
-		for v := i * selfBlock; v < min((i+1)*selfBlock, len(pos)); v++ {
-			r := sc.skin[v] + selfEscLate*sc.h
-			if pos[v].Sub(mNow).Sub(sc.ref[v]).LenSq() > r*r {
+		for v := i * selfBlock; v < min((i+1)*selfBlock, len(sc.ref)); v++ {
+			if sc.outside(v, late) {
 				bl.esc = append(bl.esc, int32(v))
 			}
 		}
 	}
+}
+
+// outside reports whether vertex v lies more than extra beyond its
+// allowance around its reference (relative to the mean sc.mNow).
+func (sc *selfCollision) outside(v int, extra float64) bool {
+	r := sc.skin[v] + extra
+	return sc.b.s.Pos[v].Sub(sc.mNow).Sub(sc.ref[v]).LenSq() > r*r
 }
 
 // pick flags the pairs closer than h + margin at the current positions (or
@@ -1098,7 +1105,7 @@ func (sc *selfCollision) touched(g *pairGroup) []int32 {
 func (sc *selfCollision) vertsOf(pairs, out []int32) []int32 {
 	out = out[:0]
 	for _, k := range pairs {
-		for _, v := range sc.pairVerts(k) {
+		for _, v := range sc.pv[k] {
 			if !sc.mark[v] {
 				sc.mark[v] = true
 				out = append(out, v)
@@ -1109,12 +1116,6 @@ func (sc *selfCollision) vertsOf(pairs, out []int32) []int32 {
 		sc.mark[v] = false
 	}
 	return out
-}
-
-// pairVerts returns the four vertices of pair k (VT pairs first, then EE,
-// as sc.all.near indexes them).
-func (sc *selfCollision) pairVerts(k int32) [4]int32 {
-	return sc.pv[k]
 }
 
 // failSafe puts the vertices of every pair of group g still crossed
@@ -1140,7 +1141,7 @@ func (sc *selfCollision) failSafe(g *pairGroup) int {
 			if round == selfFailSafeRounds {
 				continue
 			}
-			for _, v := range sc.pairVerts(k) {
+			for _, v := range sc.pv[k] {
 				if w[v] != 0 && pos[v] != prev[v] {
 					pos[v] = prev[v]
 					sc.vStamp[v] = g.tick
@@ -1379,7 +1380,7 @@ func (sc *selfCollision) hotPairs(g *pairGroup, hot int32, moved bool, pt *pairG
 			if pairs != nil {
 				k = pairs[i]
 			}
-			vs := sc.pairVerts(k)
+			vs := sc.pv[k]
 			if !isHot(vs[0]) && !isHot(vs[1]) && !isHot(vs[2]) && !isHot(vs[3]) {
 				continue
 			}
@@ -1486,7 +1487,7 @@ func (sc *selfCollision) indexAdj() {
 	a.start = slices.Grow(a.start[:0], nv+1)[:nv+1]
 	clear(a.start)
 	for k := range n {
-		for _, v := range sc.pairVerts(int32(k)) {
+		for _, v := range sc.pv[k] {
 			a.start[v+1]++
 		}
 	}
@@ -1495,7 +1496,7 @@ func (sc *selfCollision) indexAdj() {
 	}
 	a.pairs = slices.Grow(a.pairs[:0], 4*n)[:4*n]
 	for k := range n {
-		for _, v := range sc.pairVerts(int32(k)) {
+		for _, v := range sc.pv[k] {
 			// start[v] is v's next free place while filling
 			a.pairs[a.start[v]] = int32(k)
 			a.start[v]++

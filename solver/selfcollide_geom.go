@@ -125,16 +125,14 @@ func segmentDist(p1, q1, p2, q2 vec.Vec3) float64 {
 // correction is dx_i = -C·w_i·grad_i / Σ w_j|grad_j|² (PBD). With friction
 // coefficient mu the tangential part of the substep's displacement of x
 // relative to q is removed up to mu times the normal correction (Coulomb,
-// as collideVertex). It returns the corrections of x, a, b, c, whether
-// the constraint was active, and, when the vertex is found h or more off
-// the triangle's plane, a gap: while the four vertices move less than gap
-// in all, that test still holds (0 when it did not decide).
-func solveVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu, side float64) (dx [4]vec.Vec3, active bool, gap float64) {
-	if gap, ok := vertexTriangleApart(q4, h, side); ok {
-		return dx, false, gap
+// as collideVertex). It returns the corrections of x, a, b, c and whether
+// the constraint was active. The sweeps call its two parts themselves,
+// the separation test (vertexTriangleApart) and the projection.
+func solveVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu, side float64) (dx [4]vec.Vec3, active bool) {
+	if _, apart := vertexTriangleApart(q4, h, side); apart {
+		return dx, false
 	}
-	dx, active = projectVertexTriangle(q4, p4, w4, h, mu, side)
-	return dx, active, 0
+	return projectVertexTriangle(q4, p4, w4, h, mu, side)
 }
 
 // projectVertexTriangle is solveVertexTriangle past its separation test
@@ -281,14 +279,13 @@ func planeSide(q4 [4]vec.Vec3, side float64) float64 {
 // along n = (p-q)/|p-q|; if p - q points against the remembered direction
 // n0 the edges have crossed and C = (p-q)·n0 - h pushes them back.
 // Gradients are (1-s)n, s·n, -(1-t)n, -t·n. Friction as in
-// solveVertexTriangle, and so is gap, for the edges found h or more apart
-// along n0.
-func solveEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 vec.Vec3) (dx [4]vec.Vec3, active bool, gap float64) {
-	if gap, ok := edgeEdgeApart(q4, h, n0); ok {
-		return dx, false, gap
+// solveVertexTriangle, and so are its two parts (edgeEdgeApart and the
+// projection).
+func solveEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 vec.Vec3) (dx [4]vec.Vec3, active bool) {
+	if _, apart := edgeEdgeApart(q4, h, n0); apart {
+		return dx, false
 	}
-	dx, active = projectEdgeEdge(q4, p4, w4, h, mu, n0)
-	return dx, active, 0
+	return projectEdgeEdge(q4, p4, w4, h, mu, n0)
 }
 
 // projectEdgeEdge is solveEdgeEdge past its separation test

@@ -85,7 +85,7 @@ func TestSolveVertexTriangle(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			side := c.side
 			q4 := [4]vec.Vec3{c.x, tri[0], tri[1], tri[2]}
-			dx, on, _ := solveVertexTriangle(q4, q4, w, h, 0, side)
+			dx, on := solveVertexTriangle(q4, q4, w, h, 0, side)
 			if on != c.active {
 				t.Fatalf("active = %v, want %v", on, c.active)
 			}
@@ -113,11 +113,11 @@ func TestSolveVertexTriangle(t *testing.T) {
 	q4 := [4]vec.Vec3{x, tri[0], tri[1], tri[2]}
 	p4 := [4]vec.Vec3{prev, tri[0], tri[1], tri[2]}
 	wv := [4]float64{1, 0, 0, 0}
-	dx, _, _ := solveVertexTriangle(q4, p4, wv, h, 0.5, side)
+	dx, _ := solveVertexTriangle(q4, p4, wv, h, 0.5, side)
 	if got := dx[0].X; math.Abs(got-(-0.5*0.005)) > 1e-12 {
 		t.Errorf("friction correction = %.6g, want %.6g (mu x normal correction)", got, -0.5*0.005)
 	}
-	dx, _, _ = solveVertexTriangle(q4, p4, wv, h, 5, side)
+	dx, _ = solveVertexTriangle(q4, p4, wv, h, 5, side)
 	if got := dx[0].X; math.Abs(got-(-0.01)) > 1e-12 {
 		t.Errorf("static friction correction = %.6g, want %.6g (stick)", got, -0.01)
 	}
@@ -140,7 +140,7 @@ func TestSolveEdgeEdge(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			q4 := [4]vec.Vec3{a, b, vec.V(0.2, c.y, -1), vec.V(0.2, c.y, 1)}
 			n0 := c.n0
-			dx, _, _ := solveEdgeEdge(q4, q4, w, h, 0, n0)
+			dx, _ := solveEdgeEdge(q4, q4, w, h, 0, n0)
 			var p [4]vec.Vec3
 			for i := range p {
 				p[i] = q4[i].Add(dx[i])

@@ -37,7 +37,7 @@ func TestSplitComponents(t *testing.T) {
 					t.Fatalf("frame %d: group %d's pairs not ascending at %d", k, gi, i)
 				}
 				pairSeen[q]++
-				for _, v := range sc.pairVerts(q) {
+				for _, v := range sc.pv[q] {
 					if !own[v] {
 						t.Fatalf("frame %d: pair %d's vertex %d is not in its group %d", k, q, v, gi)
 					}

@@ -222,7 +222,7 @@ func (sc *selfCollision) classOfChunks(lo, hi int) {
 		a, b := chunkRange(j, len(sc.all.near))
 		var count [selfClasses]int32
 		for i, k := range sc.all.near[a:b] {
-			vs := sc.pairVerts(k)
+			vs := sc.pv[k]
 			s0, s1, s2, s3 := sp.slab[vs[0]], sp.slab[vs[1]], sp.slab[vs[2]], sp.slab[vs[3]]
 			l, h := int(min(s0, s1, s2, s3)), int(max(s0, s1, s2, s3))
 			c := selfClasses - 1
@@ -265,7 +265,7 @@ func (sc *selfCollision) cutSlabs() {
 	stride := max(1, n/selfSlabSample)
 	lo, hi := vec.V(math.Inf(1), math.Inf(1), math.Inf(1)), vec.V(math.Inf(-1), math.Inf(-1), math.Inf(-1))
 	for i := 0; i < n; i += stride {
-		p := pos[sc.pairVerts(sc.all.near[i])[0]]
+		p := pos[sc.pv[sc.all.near[i]][0]]
 		lo, hi = lo.Min(p), hi.Max(p)
 	}
 	d := hi.Sub(lo)
@@ -284,7 +284,7 @@ func (sc *selfCollision) cutSlabs() {
 	var hist [selfSlabBins]int
 	m := 0
 	for i := 0; i < n; i += stride {
-		hist[sp.bin(pos[sc.pairVerts(sc.all.near[i])[0]])]++
+		hist[sp.bin(pos[sc.pv[sc.all.near[i]][0]])]++
 		m++
 	}
 	// the slab of a bin: the share of the sample below it
