@@ -184,6 +184,9 @@ type selfCollision struct {
 	keep         []uint8
 	keepOK       bool
 	keepSkip     bool // this substep's first pick skips the kept pairs
+	// carried says the last partial rebuild moved keep and budget along
+	// with the pairs it kept (rebuildPart)
+	carried bool
 
 	mark   []bool // scratch for touched
 	inNear []bool // per vertex: in a near pair (see collideNear)
@@ -615,7 +618,7 @@ func (sc *selfCollision) update() {
 		}
 		sc.Tight++
 	}
-	sc.keepSkip = sc.keepOK && !full && len(part) == 0 && uncut == 0
+	sc.carried = false
 	switch {
 	case full:
 		sc.adj.changed(sc.substep)
@@ -634,8 +637,11 @@ func (sc *selfCollision) update() {
 		sc.adj.changed(sc.substep)
 		sc.rebuildPart()
 	}
+	// the pairs a partial rebuild kept keep their keep and budget (the
+	// new ones have none)
+	sc.keepSkip = sc.keepOK && !full && (len(part) == 0 && uncut == 0 || sc.carried)
 	if !sc.keepSkip || len(sc.budget) != len(sc.vt)+len(sc.ee) {
-		// the list changed (or the budgets are new)
+		// the list is new (or the budgets are)
 		sc.keepSkip = false
 		sc.clearBudgets()
 	}
@@ -1770,22 +1776,49 @@ func (sc *selfCollision) runTasks(_, _ int) {
 // searched again, by a query of the tree with each such triangle's box.
 // Every other pair's four vertices kept their references and allowances,
 // so it stays listed exactly as a full rebuild would list it.
+//
+// The pairs it keeps take their keep and budget along (carry), and the
+// pairs it lists (new, or set aside and found again) take none: each pair's
+// keep and budget depend only on its own vertices, none of which took a
+// new reference. In a resting drape a few dozen vertices creep out of
+// their allowances every substep, and the first pick would otherwise look
+// at every pair again.
 func (sc *selfCollision) rebuildPart() {
 	sc.Partial++
+	n := len(sc.vt) + len(sc.ee)
+	sc.carried = len(sc.keep) == n && len(sc.budget) == n
 	if len(sc.part) == 0 {
 		// only culls were dropped: every listed pair stays
 		sc.vtOld, sc.eeOld = sc.vtOld[:0], sc.eeOld[:0]
 		sc.indexOld()
-		sc.search(true)
-		return
+	} else {
+		// the new boxes of sc.part's triangles, and the pairs set aside,
+		// side by side (two items, each worth minChunk: one chunk apiece)
+		sc.b.pool.runWork(2, 2*minChunk, minChunk, sc.fnPrepPart)
 	}
-	// the new boxes of sc.part's triangles, and the pairs set aside,
-	// side by side (two items, each worth minChunk: one chunk apiece)
-	sc.b.pool.runWork(2, 2*minChunk, minChunk, sc.fnPrepPart)
+	nvt, nee := len(sc.vt), len(sc.ee)
 	sc.search(true)
 	for _, t := range sc.part {
 		sc.inA[t] = false
 	}
+	if sc.carried {
+		sc.keep = carry(sc.keep, nvt, nee, len(sc.vt), len(sc.ee))
+		sc.budget = carry(sc.budget, nvt, nee, len(sc.vt), len(sc.ee))
+	}
+}
+
+// carry spreads the values of nvt kept vertex-triangle pairs and nee kept
+// edge-edge pairs, packed at the start of s, over a list that appended
+// more of each (nvtNow and neeNow in all): the edge-edge pairs' values
+// move up past the new vertex-triangle pairs, and the new pairs' are
+// zero.
+func carry[T uint8 | float64](s []T, nvt, nee, nvtNow, neeNow int) []T {
+	n := nvtNow + neeNow
+	s = slices.Grow(s[:nvt+nee], n-nvt-nee)[:n]
+	copy(s[nvtNow:nvtNow+nee], s[nvt:nvt+nee])
+	clear(s[nvt:nvtNow])
+	clear(s[nvtNow+nee:])
+	return s
 }
 
 // prepPart runs the two independent parts [lo, hi) of a partial
@@ -1804,24 +1837,36 @@ func (sc *selfCollision) prepPart(lo, hi int) {
 }
 
 // setAside moves the pairs found by a leaf pair with a triangle of sc.part
-// from the list to sc.vtOld and sc.eeOld, keeping both in pair order.
+// from the list to sc.vtOld and sc.eeOld, keeping both in pair order; with
+// sc.carried, the kept pairs' keep and budget are packed at the start of
+// theirs, in the same order.
 func (sc *selfCollision) setAside() {
 	tt, inA := sc.tree, sc.inA
+	keep, budget, carried := sc.keep, sc.budget, sc.carried
+	nvt, j := len(sc.vt), 0
 	sc.vtOld, sc.eeOld = sc.vtOld[:0], sc.eeOld[:0]
 	vt := sc.vt[:0]
-	for _, p := range sc.vt {
+	for i, p := range sc.vt {
 		if inA[tt.vOwn[p.v]] || inA[p.t] {
 			sc.vtOld = append(sc.vtOld, p)
-		} else {
-			vt = append(vt, p)
+			continue
+		}
+		vt = append(vt, p)
+		if carried {
+			keep[j], budget[j] = keep[i], budget[i]
+			j++
 		}
 	}
 	ee := sc.ee[:0]
-	for _, p := range sc.ee {
+	for i, p := range sc.ee {
 		if inA[tt.eOwn[p.e0]] || inA[tt.eOwn[p.e1]] {
 			sc.eeOld = append(sc.eeOld, p)
-		} else {
-			ee = append(ee, p)
+			continue
+		}
+		ee = append(ee, p)
+		if carried {
+			keep[j], budget[j] = keep[nvt+i], budget[nvt+i]
+			j++
 		}
 	}
 	sc.vt, sc.ee = vt, ee
