@@ -2,6 +2,7 @@ package bake
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image/png"
 	"math"
@@ -324,5 +325,42 @@ func TestLooseVerticesKeepTheirPlaceInCaches(t *testing.T) {
 	}
 	if !strings.Contains(string(seq), "v 5 6 7\n") {
 		t.Errorf("the OBJ sequence lost the loose vertex's position:\n%s", seq)
+	}
+}
+
+// TestReadErrorFix checks that an input drape cannot read gets the fix for
+// its cause: a glTF of another version is converted to 2.0, a compressed
+// one re-exported without compression, a missing file's path checked.
+func TestReadErrorFix(t *testing.T) {
+	dir := t.TempDir()
+	glb1 := []byte("glTF\x01\x00\x00\x00\x14\x00\x00\x00\x00\x00\x00\x00JSON")
+	cases := []struct {
+		name, data string
+		want, not  string
+	}{
+		{"v1.gltf", `{"asset":{"version":"1.0"}}`, "convert the file to glTF 2.0", "compression"},
+		{"v3.gltf", `{"asset":{"version":"3.0"}}`, "convert the file to glTF 2.0", "compression"},
+		{"v1.glb", string(glb1), "convert the file to glTF 2.0", "compression"},
+		{"draco.gltf", `{"asset":{"version":"2.0"},"extensionsUsed":["KHR_draco_mesh_compression"],"extensionsRequired":["KHR_draco_mesh_compression"]}`, "without compression", "glTF 2.0"},
+		{"missing.obj", "", "check the path", "compression"},
+	}
+	for _, c := range cases {
+		path := filepath.Join(dir, c.name)
+		if c.data != "" {
+			if err := os.WriteFile(path, []byte(c.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sc := DefaultScene()
+		sc.Input = path
+		_, err := Prepare(sc, Options{})
+		var be *Error
+		if !errors.As(err, &be) || be.Code != ExitBadInput {
+			t.Errorf("%s: got %v, want a bad-input error", c.name, err)
+			continue
+		}
+		if !strings.Contains(be.Fix, c.want) || strings.Contains(be.Fix, c.not) {
+			t.Errorf("%s: fix %q, want one that says %q and not %q (error: %v)", c.name, be.Fix, c.want, c.not, be.Err)
+		}
 	}
 }

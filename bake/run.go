@@ -217,6 +217,8 @@ func (m motion) At(t float64) vec.Mat4 { return m.a.Transform(t) }
 
 func readFix(err error) string {
 	switch {
+	case errors.Is(err, meshio.ErrVersion):
+		return "convert the file to glTF 2.0: gltf-pipeline upgrades glTF 1.0 (npx gltf-pipeline -i IN.gltf -o OUT.gltf); Blender's importer reads 2.0 only"
 	case errors.Is(err, meshio.ErrUnsupported):
 		return "re-export the file without compression or the named extension (e.g. Blender: glTF export with Draco off)"
 	case errors.Is(err, os.ErrNotExist):

@@ -114,9 +114,9 @@ func readGLTF(data []byte, name string, fsys fs.FS, opt ReadOptions) (*Mesh, err
 	case v == "":
 		return nil, perr("asset.version", "missing glTF version: is this a glTF 2.0 file?")
 	case strings.HasPrefix(v, "1.") || v == "1":
-		return nil, &ParseError{Path: name, Place: "asset.version", Msg: fmt.Sprintf("glTF %s is not supported; convert to 2.0 (e.g. with gltf-pipeline or Blender)", v), Err: ErrUnsupported}
+		return nil, &ParseError{Path: name, Place: "asset.version", Msg: fmt.Sprintf("glTF %s is not supported; convert to 2.0 (e.g. with gltf-pipeline)", v), Err: ErrVersion}
 	case !strings.HasPrefix(v, "2."):
-		return nil, &ParseError{Path: name, Place: "asset.version", Msg: fmt.Sprintf("glTF version %q is not supported; drape reads glTF 2.0", v), Err: ErrUnsupported}
+		return nil, &ParseError{Path: name, Place: "asset.version", Msg: fmt.Sprintf("glTF version %q is not supported; drape reads glTF 2.0", v), Err: ErrVersion}
 	}
 	for i, ext := range probe.ExtensionsRequired {
 		if extensionsNoGeometry[ext] {
@@ -181,9 +181,9 @@ func glbJSON(data []byte) ([]byte, *ParseError) {
 	length := binary.LittleEndian.Uint32(data[8:])
 	switch {
 	case version == 1:
-		return nil, &ParseError{Place: "header", Msg: "glTF 1.0 is not supported; convert to 2.0", Err: ErrUnsupported}
+		return nil, &ParseError{Place: "header", Msg: "glTF 1.0 is not supported; convert to 2.0", Err: ErrVersion}
 	case version != 2:
-		return nil, &ParseError{Place: "header", Msg: fmt.Sprintf("GLB version %d is not supported; drape reads glTF 2.0", version), Err: ErrUnsupported}
+		return nil, &ParseError{Place: "header", Msg: fmt.Sprintf("GLB version %d is not supported; drape reads glTF 2.0", version), Err: ErrVersion}
 	case uint64(length) > uint64(len(data)):
 		return nil, &ParseError{Place: "header", Msg: fmt.Sprintf("GLB truncated: the header says %d bytes but the file has %d", length, len(data))}
 	}

@@ -164,7 +164,8 @@ type ParseError struct {
 	Place string // "line 412", "accessor 3", "chunk 1", "meshes[0].primitives[1]"
 	Msg   string // what is wrong, and the fix where there is one
 	// Err is an optional sentinel the error wraps (ErrUnsupported,
-	// ErrNoGeometry), for errors.Is.
+	// ErrVersion, ErrNoGeometry), or the file system's error for a file
+	// that cannot be read (errors.Is(err, fs.ErrNotExist)).
 	Err error
 }
 
@@ -181,6 +182,11 @@ func (e *ParseError) Error() string {
 // ErrUnsupported marks a valid file that uses something drape cannot decode
 // (Draco, meshopt without fallback, glTF 1.0, an unknown required extension).
 var ErrUnsupported = errors.New("unsupported")
+
+// ErrVersion marks a glTF file of a version other than 2.0; it is also
+// ErrUnsupported. Its fix is a conversion, not a re-export without an
+// extension.
+var ErrVersion = fmt.Errorf("%w: glTF version", ErrUnsupported)
 
 // ErrNoGeometry marks a file with no usable triangles.
 var ErrNoGeometry = errors.New("no triangles")

@@ -56,7 +56,7 @@ func ReadPC2(r io.Reader, name string) (*PointCache, error) {
 func ReadPC2File(path string) (*PointCache, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, &ParseError{Path: path, Msg: fmt.Sprintf("cannot read the file: %v", unwrapPathError(err))}
+		return nil, &ParseError{Path: path, Msg: fmt.Sprintf("cannot read the file: %v", unwrapPathError(err)), Err: err}
 	}
 	defer f.Close()
 	return ReadPC2(f, path)

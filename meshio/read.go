@@ -48,7 +48,7 @@ func Read(path string, opt ReadOptions) (*Mesh, error) {
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &ParseError{Path: path, Msg: fmt.Sprintf("cannot read the file: %v", unwrapPathError(err))}
+		return nil, &ParseError{Path: path, Msg: fmt.Sprintf("cannot read the file: %v", unwrapPathError(err)), Err: err}
 	}
 	format := formatFromName(path)
 	if format == FormatInvalid {
