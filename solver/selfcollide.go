@@ -184,8 +184,8 @@ type selfCollision struct {
 	keep         []uint8
 	keepOK       bool
 	keepSkip     bool // this substep's first pick skips the kept pairs
-	// carried says the last partial rebuild moved keep and budget along
-	// with the pairs it kept (rebuildPart)
+	// carried says the partial rebuild under way moves keep and budget
+	// along with the pairs it keeps (rebuildPart, for setAside)
 	carried bool
 
 	mark   []bool // scratch for touched
@@ -618,7 +618,7 @@ func (sc *selfCollision) update() {
 		}
 		sc.Tight++
 	}
-	sc.carried = false
+	carried := false
 	switch {
 	case full:
 		sc.adj.changed(sc.substep)
@@ -635,11 +635,11 @@ func (sc *selfCollision) update() {
 		}
 		slices.Sort(part)
 		sc.adj.changed(sc.substep)
-		sc.rebuildPart()
+		carried = sc.rebuildPart()
 	}
 	// the pairs a partial rebuild kept keep their keep and budget (the
 	// new ones have none)
-	sc.keepSkip = sc.keepOK && !full && (len(part) == 0 && uncut == 0 || sc.carried)
+	sc.keepSkip = sc.keepOK && !full && (len(part) == 0 && uncut == 0 || carried)
 	if !sc.keepSkip || len(sc.budget) != len(sc.vt)+len(sc.ee) {
 		// the list is new (or the budgets are)
 		sc.keepSkip = false
@@ -1782,8 +1782,9 @@ func (sc *selfCollision) runTasks(_, _ int) {
 // keep and budget depend only on its own vertices, none of which took a
 // new reference. In a resting drape a few dozen vertices creep out of
 // their allowances every substep, and the first pick would otherwise look
-// at every pair again.
-func (sc *selfCollision) rebuildPart() {
+// at every pair again. It reports whether it carried them (they were
+// sized to the list).
+func (sc *selfCollision) rebuildPart() bool {
 	sc.Partial++
 	n := len(sc.vt) + len(sc.ee)
 	sc.carried = len(sc.keep) == n && len(sc.budget) == n
@@ -1798,13 +1799,12 @@ func (sc *selfCollision) rebuildPart() {
 	}
 	nvt, nee := len(sc.vt), len(sc.ee)
 	sc.search(true)
-	for _, t := range sc.part {
-		sc.inA[t] = false
-	}
+	sc.unmarkPart()
 	if sc.carried {
 		sc.keep = carry(sc.keep, nvt, nee, len(sc.vt), len(sc.ee))
 		sc.budget = carry(sc.budget, nvt, nee, len(sc.vt), len(sc.ee))
 	}
+	return sc.carried
 }
 
 // carry spreads the values of nvt kept vertex-triangle pairs and nee kept

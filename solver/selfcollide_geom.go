@@ -108,7 +108,7 @@ func segmentDist(p1, q1, p2, q2 vec.Vec3) float64 {
 	return p1.Lerp(q1, s).Sub(p2.Lerp(q2, t)).Len()
 }
 
-// solveVertexTriangle projects the proximity constraint between vertex x
+// projectVertexTriangle projects the proximity constraint between vertex x
 // and triangle (a, b, c) (Müller et al. 2007, §4.4, "cloth self collision";
 // Bridson, Fedkiw, Anderson 2002), q4 = {x, a, b, c} now and p4 at the
 // substep start. With q the closest point of the triangle (barycentrics
@@ -126,17 +126,8 @@ func segmentDist(p1, q1, p2, q2 vec.Vec3) float64 {
 // coefficient mu the tangential part of the substep's displacement of x
 // relative to q is removed up to mu times the normal correction (Coulomb,
 // as collideVertex). It returns the corrections of x, a, b, c and whether
-// the constraint was active. The sweeps call its two parts themselves,
-// the separation test (vertexTriangleApart) and the projection.
-func solveVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu, side float64) (dx [4]vec.Vec3, active bool) {
-	if _, apart := vertexTriangleApart(q4, h, side); apart {
-		return dx, false
-	}
-	return projectVertexTriangle(q4, p4, w4, h, mu, side)
-}
-
-// projectVertexTriangle is solveVertexTriangle past its separation test
-// (vertexTriangleApart), for a caller that made it.
+// the constraint was active. The sweeps run the cheap separation test
+// vertexTriangleApart first and call this only where it did not decide.
 func projectVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu, side float64) (dx [4]vec.Vec3, active bool) {
 	x, a, b, c := q4[0], q4[1], q4[2], q4[3]
 	nf := b.Sub(a).Cross(c.Sub(a))
@@ -273,23 +264,14 @@ func planeSide(q4 [4]vec.Vec3, side float64) float64 {
 	return side
 }
 
-// solveEdgeEdge projects the proximity constraint between edges (a, b) and
+// projectEdgeEdge projects the proximity constraint between edges (a, b) and
 // (c, d) (Bridson et al. 2002): with closest points p = a + s(b-a) and
 // q = c + t(d-c), both strictly inside their edges, C = |p - q| - h >= 0
 // along n = (p-q)/|p-q|; if p - q points against the remembered direction
 // n0 the edges have crossed and C = (p-q)·n0 - h pushes them back.
 // Gradients are (1-s)n, s·n, -(1-t)n, -t·n. Friction as in
-// solveVertexTriangle, and so are its two parts (edgeEdgeApart and the
-// projection).
-func solveEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 vec.Vec3) (dx [4]vec.Vec3, active bool) {
-	if _, apart := edgeEdgeApart(q4, h, n0); apart {
-		return dx, false
-	}
-	return projectEdgeEdge(q4, p4, w4, h, mu, n0)
-}
-
-// projectEdgeEdge is solveEdgeEdge past its separation test
-// (edgeEdgeApart), for a caller that made it.
+// projectVertexTriangle, and so is the separation test run first
+// (edgeEdgeApart).
 func projectEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 vec.Vec3) (dx [4]vec.Vec3, active bool) {
 	a, b, c, d := q4[0], q4[1], q4[2], q4[3]
 	s, t := closestSegments(a, b, c, d)

@@ -65,6 +65,22 @@ func TestClosestSegments(t *testing.T) {
 	}
 }
 
+// solveVertexTriangle and solveEdgeEdge solve one pair as the sweeps do
+// (sweepRange): the separation test first, then the projection.
+func solveVertexTriangle(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu, side float64) ([4]vec.Vec3, bool) {
+	if _, apart := vertexTriangleApart(q4, h, side); apart {
+		return [4]vec.Vec3{}, false
+	}
+	return projectVertexTriangle(q4, p4, w4, h, mu, side)
+}
+
+func solveEdgeEdge(q4, p4 [4]vec.Vec3, w4 [4]float64, h, mu float64, n0 vec.Vec3) ([4]vec.Vec3, bool) {
+	if _, apart := edgeEdgeApart(q4, h, n0); apart {
+		return [4]vec.Vec3{}, false
+	}
+	return projectEdgeEdge(q4, p4, w4, h, mu, n0)
+}
+
 func TestSolveVertexTriangle(t *testing.T) {
 	tri := [3]vec.Vec3{vec.V(0, 0, 0), vec.V(1, 0, 0), vec.V(0, 0, -1)} // normal +Y
 	const h = 0.01
