@@ -6,6 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
 )
 
 // staged is an output written to a temporary name beside its target, waiting
@@ -16,15 +19,63 @@ type staged struct {
 	dir    bool // an OBJ-sequence folder rather than a file
 }
 
+// Temporary outputs are named ".<target name>.tmp-<pid>-<random>" beside
+// their target, so that the next bake of the same target can tell its own
+// leftovers (a bake killed while writing) from a bake still running: a
+// leftover whose process is gone is removed.
+func tmpPattern(target string) string {
+	return "." + filepath.Base(target) + ".tmp-" + strconv.Itoa(os.Getpid()) + "-*"
+}
+
+// staleUnnumberedAge is how old a temporary output without a process id
+// (written by drape before it numbered them) must be to count as a
+// leftover: no bake writes one file for that long.
+const staleUnnumberedAge = time.Hour
+
+// removeStale removes leftovers of earlier bakes of target (see
+// tmpPattern). Errors are ignored: a leftover that cannot be removed harms
+// nothing but disk space.
+func removeStale(target string) {
+	dir, base := filepath.Split(filepath.Clean(target))
+	if dir == "" {
+		dir = "."
+	}
+	prefix := "." + base + ".tmp-"
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasPrefix(name, prefix) {
+			continue
+		}
+		rest := name[len(prefix):]
+		if i := strings.IndexByte(rest, '-'); i > 0 {
+			if pid, err := strconv.Atoi(rest[:i]); err == nil {
+				if pid == os.Getpid() || pidAlive(pid) {
+					continue
+				}
+				os.RemoveAll(filepath.Join(dir, name))
+				continue
+			}
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleUnnumberedAge {
+			os.RemoveAll(filepath.Join(dir, name))
+		}
+	}
+}
+
 // stageFile writes a temporary file beside target through write.
 func stageFile(target string, write func(io.Writer) error) (*staged, error) {
 	dir := filepath.Dir(target)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create output folder %s: %w", dir, err)
+		return nil, writeFailure(target, fmt.Errorf("create output folder %s: %w", dir, err))
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
+	removeStale(target)
+	f, err := os.CreateTemp(dir, tmpPattern(target))
 	if err != nil {
-		return nil, fmt.Errorf("write %s: %w", target, err)
+		return nil, writeFailure(target, fmt.Errorf("write %s: %w", target, err))
 	}
 	st := &staged{target: target, tmp: f.Name()}
 	bw := bufio.NewWriterSize(f, 1<<20)
@@ -38,36 +89,40 @@ func stageFile(target string, write func(io.Writer) error) (*staged, error) {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = os.Chmod(st.tmp, 0o644)
+	}
 	if err != nil {
 		os.Remove(st.tmp)
-		return nil, fmt.Errorf("write %s: %w", target, err)
-	}
-	if err := os.Chmod(st.tmp, 0o644); err != nil {
-		os.Remove(st.tmp)
-		return nil, fmt.Errorf("write %s: %w", target, err)
+		return nil, writeFailure(target, fmt.Errorf("write %s: %w", target, err))
 	}
 	return st, nil
 }
 
 // stageDir creates a temporary folder beside target and lets fill write
-// files into it.
+// files into it, then adds the sequence manifest listing them.
 func stageDir(target string, fill func(dir string) error) (*staged, error) {
-	parent := filepath.Dir(filepath.Clean(target))
+	target = filepath.Clean(target)
+	parent := filepath.Dir(target)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, fmt.Errorf("create output folder %s: %w", parent, err)
+		return nil, writeFailure(target, fmt.Errorf("create output folder %s: %w", parent, err))
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(target))+".tmp-*")
+	removeStale(target)
+	tmp, err := os.MkdirTemp(parent, tmpPattern(target))
 	if err != nil {
-		return nil, fmt.Errorf("write %s: %w", target, err)
+		return nil, writeFailure(target, fmt.Errorf("write %s: %w", target, err))
 	}
-	st := &staged{target: filepath.Clean(target), tmp: tmp, dir: true}
-	if err := fill(tmp); err != nil {
-		os.RemoveAll(tmp)
-		return nil, fmt.Errorf("write %s: %w", target, err)
+	st := &staged{target: target, tmp: tmp, dir: true}
+	err = fill(tmp)
+	if err == nil {
+		err = writeSeqManifest(tmp)
 	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
+	if err == nil {
+		err = os.Chmod(tmp, 0o755)
+	}
+	if err != nil {
 		os.RemoveAll(tmp)
-		return nil, fmt.Errorf("write %s: %w", target, err)
+		return nil, writeFailure(target, fmt.Errorf("write %s: %w", target, err))
 	}
 	return st, nil
 }
@@ -82,22 +137,31 @@ func (s *staged) discard() {
 }
 
 // commit renames the staged output onto its target. A folder replaces an
-// existing folder of the same name: the old one is moved aside first and
-// removed once the new one is in place.
+// existing folder only when that holds nothing but an earlier drape
+// sequence (checkReplaceable): the old one is moved aside first and removed
+// once the new one is in place.
 func (s *staged) commit() error {
 	if !s.dir {
+		if fi, err := os.Stat(s.target); err == nil && fi.IsDir() {
+			s.discard()
+			return writeFailure(s.target, fmt.Errorf("write %s: a folder is in the way", s.target))
+		}
 		if err := os.Rename(s.tmp, s.target); err != nil {
 			s.discard()
-			return fmt.Errorf("write %s: %w", s.target, err)
+			return writeFailure(s.target, fmt.Errorf("write %s: %w", s.target, err))
 		}
 		return nil
 	}
+	if err := checkReplaceable(s.target); err != nil {
+		s.discard()
+		return err
+	}
 	old := ""
-	if _, err := os.Stat(s.target); err == nil {
+	if _, err := os.Lstat(s.target); err == nil {
 		old = s.tmp + ".old"
 		if err := os.Rename(s.target, old); err != nil {
 			s.discard()
-			return fmt.Errorf("replace %s: %w", s.target, err)
+			return writeFailure(s.target, fmt.Errorf("replace %s: %w", s.target, err))
 		}
 	}
 	if err := os.Rename(s.tmp, s.target); err != nil {
@@ -105,7 +169,7 @@ func (s *staged) commit() error {
 			os.Rename(old, s.target)
 		}
 		s.discard()
-		return fmt.Errorf("write %s: %w", s.target, err)
+		return writeFailure(s.target, fmt.Errorf("write %s: %w", s.target, err))
 	}
 	if old != "" {
 		os.RemoveAll(old)

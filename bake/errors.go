@@ -15,6 +15,7 @@ const (
 	ExitUsage     = 2
 	ExitBadInput  = 3
 	ExitDiverged  = 4
+	ExitWrite     = 6 // the output cannot be written: disk full, read-only, a path in the way
 	ExitCancelled = 130
 )
 

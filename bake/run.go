@@ -85,6 +85,9 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 		}
 	}
 	j := &Job{Scene: sc}
+	if err := j.checkOutputs(); err != nil {
+		return nil, err
+	}
 	input := sc.Resolve(sc.Input)
 	m, err := meshio.Read(input, inputReadOptions(sc))
 	if err != nil {

@@ -122,6 +122,9 @@ func sceneFor(c *cli.Context, input string) (*bake.Scene, error) {
 func applyFlags(c *cli.Context, sc *bake.Scene) error {
 	if c.IsSet("out") {
 		sc.Output = c.StringSlice("out")
+		if err := flagPathsAbs(sc, sc.Output); err != nil {
+			return err
+		}
 	}
 	setInt := func(name string, dst *int) {
 		if c.IsSet(name) {
@@ -203,8 +206,37 @@ func applyFlags(c *cli.Context, sc *bake.Scene) error {
 			if err != nil {
 				return usagef("%v", err)
 			}
+			ps := []string{cs.Path}
+			if err := flagPathsAbs(sc, ps); err != nil {
+				return err
+			}
+			cs.Path = ps[0]
 			sc.Colliders = append(sc.Colliders, cs)
 		}
+	}
+	return nil
+}
+
+// flagPathsAbs makes relative paths given on the command line absolute
+// when the settings come from a scene file: flags name paths from the
+// working directory, as in every CLI, while paths inside a scene file are
+// the scene file's. A trailing separator (an OBJ-sequence folder) stays.
+func flagPathsAbs(sc *bake.Scene, paths []string) error {
+	if sc.File() == "" {
+		return nil
+	}
+	for i, p := range paths {
+		if p == "" || filepath.IsAbs(p) {
+			continue
+		}
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return usagef("%q: %v", p, err)
+		}
+		if strings.HasSuffix(p, "/") || strings.HasSuffix(p, string(filepath.Separator)) {
+			a += string(filepath.Separator)
+		}
+		paths[i] = a
 	}
 	return nil
 }
