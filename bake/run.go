@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -226,21 +225,19 @@ func readFix(err error) string {
 		return "re-export the file without compression or the named extension (e.g. Blender: glTF export with Draco off)"
 	case errors.Is(err, os.ErrNotExist):
 		return "check the path; paths in a scene file are relative to the scene file"
+	case errors.Is(err, meshio.ErrNotRegular):
+		return "give the path of a regular mesh file (not a device, FIFO or folder)"
 	}
 	return ""
 }
 
 func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
+	data, err := meshio.ReadFile(path)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:]), nil
 }
 
 // defaultThickness is a few millimetres, scaled down for fine meshes: a

@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/drape-sim/drape/meshio"
 )
 
 // Scene is every setting of one bake, as docs/scene.md documents it. Start
@@ -188,7 +189,7 @@ func (s *Scene) Resolve(path string) string {
 // LoadScene reads a scene file over the defaults. Unknown keys, wrong types
 // and impossible values are errors naming the file and the key path.
 func LoadScene(path string) (*Scene, error) {
-	data, err := os.ReadFile(path)
+	data, err := meshio.ReadFile(path)
 	if err != nil {
 		return nil, badInput(fmt.Errorf("read scene %s: %w", path, err), "check the path")
 	}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"net/url"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -143,7 +145,11 @@ func readGLTF(data []byte, name string, fsys fs.FS, opt ReadOptions) (*Mesh, err
 		}
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
-			return nil, perr("buffers", "cannot load external buffer %s: %v; keep the .bin files next to the .gltf", pe.Path, pe.Err)
+			fix := "keep the .bin files next to the .gltf"
+			if errors.Is(err, ErrOutside) || errors.Is(err, ErrNotRegular) {
+				fix = "drape reads only regular files in the glTF's folder or below it: copy the buffer there and point its uri at it"
+			}
+			return nil, &ParseError{Path: name, Place: "buffers", Msg: fmt.Sprintf("cannot load external buffer %s: %v; %s", pe.Path, pe.Err, fix), Err: pe.Err}
 		}
 		place := "JSON"
 		if format == FormatGLB {
@@ -156,13 +162,60 @@ func readGLTF(data []byte, name string, fsys fs.FS, opt ReadOptions) (*Mesh, err
 		}
 		return nil, perr(place, "%v", strings.TrimPrefix(err.Error(), "gltf: "))
 	}
+	images, err := readImages(doc, name, fsys)
+	if err != nil {
+		return nil, err
+	}
 	r := &gltfReader{name: name, doc: doc, opt: opt}
 	m, err := r.read()
 	if err != nil {
 		return nil, err
 	}
+	m.gltf.images = images
 	m.Format = format
 	return m, nil
+}
+
+// readImages reads the images doc stores as files beside the glTF named
+// name, through fsys (confined to its folder): an image outside that
+// folder, a device or FIFO, or a file that is not an image is an error; a
+// missing image keeps its URI in the output. URIs with a scheme or an
+// absolute path are left as they are and never read.
+func readImages(doc *gltf.Document, name string, fsys fs.FS) (map[int][]byte, error) {
+	out := map[int][]byte{}
+	for i, im := range doc.Images {
+		if im == nil || im.URI == "" || strings.HasPrefix(im.URI, "data:") {
+			continue
+		}
+		rel, err := url.PathUnescape(im.URI)
+		if err != nil {
+			rel = im.URI
+		}
+		if path.IsAbs(rel) || filepath.IsAbs(rel) || strings.Contains(rel, "://") {
+			continue
+		}
+		rel = strings.TrimPrefix(strings.ReplaceAll(rel, "\\", "/"), "./")
+		place := fmt.Sprintf("images[%d]", i)
+		if !fs.ValidPath(rel) {
+			return nil, &ParseError{Path: name, Place: place, Msg: fmt.Sprintf("uri %q is outside the glTF's folder; drape reads only files in the glTF's folder or below it: copy the image there and fix the uri", im.URI), Err: ErrOutside}
+		}
+		if fsys == nil {
+			continue
+		}
+		data, err := fs.ReadFile(fsys, rel)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case errors.Is(err, ErrOutside):
+			return nil, &ParseError{Path: name, Place: place, Msg: fmt.Sprintf("uri %q leads outside the glTF's folder (a symbolic link); drape reads only files in the glTF's folder or below it: copy the image there", im.URI), Err: ErrOutside}
+		case err != nil:
+			return nil, &ParseError{Path: name, Place: place, Msg: fmt.Sprintf("cannot read image %q: %v", im.URI, unwrapPathError(err)), Err: err}
+		case imageMIME(data) == "":
+			return nil, &ParseError{Path: name, Place: place, Msg: fmt.Sprintf("%q is not a PNG, JPEG, WebP or KTX2 image: re-export the texture or remove it from the file", im.URI)}
+		}
+		out[i] = data
+	}
+	return out, nil
 }
 
 // emptyFS is a file system without files, for reading from memory.

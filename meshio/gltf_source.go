@@ -9,6 +9,10 @@ type gltfSource struct {
 	doc *gltf.Document
 	// prims[i] locates Mesh.Primitives[i] in doc.
 	prims []gltfPrimRef
+	// images holds the bytes of each image stored as a file beside the
+	// glTF, by image index, read (confined) with the glTF; the writer
+	// embeds them.
+	images map[int][]byte
 }
 
 // gltfPrimRef locates one render primitive in the source document.

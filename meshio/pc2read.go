@@ -1,11 +1,11 @@
 package meshio
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"github.com/drape-sim/drape/internal/vec"
 )
@@ -54,10 +54,9 @@ func ReadPC2(r io.Reader, name string) (*PointCache, error) {
 
 // ReadPC2File reads the PC2 point cache at path (see ReadPC2).
 func ReadPC2File(path string) (*PointCache, error) {
-	f, err := os.Open(path)
+	data, err := ReadFile(path)
 	if err != nil {
 		return nil, &ParseError{Path: path, Msg: fmt.Sprintf("cannot read the file: %v", unwrapPathError(err)), Err: err}
 	}
-	defer f.Close()
-	return ReadPC2(f, path)
+	return ReadPC2(bytes.NewReader(data), path)
 }

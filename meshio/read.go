@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -46,7 +45,7 @@ func Read(path string, opt ReadOptions) (*Mesh, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, &ParseError{Path: path, Place: "options", Msg: err.Error()}
 	}
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path)
 	if err != nil {
 		return nil, &ParseError{Path: path, Msg: fmt.Sprintf("cannot read the file: %v", unwrapPathError(err)), Err: err}
 	}
@@ -54,7 +53,7 @@ func Read(path string, opt ReadOptions) (*Mesh, error) {
 	if format == FormatInvalid {
 		format = sniffFormat(data)
 	}
-	return readBytes(data, path, format, os.DirFS(filepath.Dir(path)), opt)
+	return readBytes(data, path, format, dirFS{filepath.Dir(path)}, opt)
 }
 
 // unwrapPathError drops the path from an *fs.PathError, which ParseError

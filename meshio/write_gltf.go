@@ -8,11 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/qmuntal/gltf"
 	"github.com/qmuntal/gltf/modeler"
@@ -732,9 +728,7 @@ func bakeIntoSource(m *Mesh, a *Animation, opt GLTFOptions) (*gltf.Document, err
 		}
 	}
 	dropUsed(doc, extDraco)
-	if err := embedImages(b, m.Path); err != nil {
-		return nil, err
-	}
+	embedImages(b, m.gltf.images)
 
 	nodes, err := sourceClothNodes(m, doc, src, opt)
 	if err != nil {
@@ -783,34 +777,20 @@ func cloneJSON[T any](v *T) (*T, error) {
 	return out, nil
 }
 
-// embedImages moves images stored as separate files next to the input into
-// the binary buffer, so the output works wherever it is written. Images
-// missing on disk keep their URI.
-func embedImages(b *binBuilder, inputPath string) error {
+// embedImages moves images stored as separate files next to the input
+// (read with the input, see readImages) into the binary buffer, so the
+// output works wherever it is written. Images that were missing keep their
+// URI.
+func embedImages(b *binBuilder, images map[int][]byte) {
 	for i, im := range b.doc.Images {
-		if im.URI == "" || strings.HasPrefix(im.URI, "data:") {
+		data, ok := images[i]
+		if !ok {
 			continue
-		}
-		rel, err := url.PathUnescape(im.URI)
-		if err != nil {
-			rel = im.URI
-		}
-		if filepath.IsAbs(rel) || strings.Contains(rel, "://") {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(filepath.Dir(inputPath), filepath.FromSlash(rel)))
-		if err != nil {
-			continue
-		}
-		mime := imageMIME(data)
-		if mime == "" {
-			return fmt.Errorf("images[%d] %q: unknown image format (not PNG, JPEG, WebP or KTX2)", i, im.URI)
 		}
 		view, dst := b.view(len(data), 0, gltf.TargetNone)
 		copy(dst, data)
-		im.URI, im.MimeType, im.BufferView = "", mime, gltf.Index(view)
+		im.URI, im.MimeType, im.BufferView = "", imageMIME(data), gltf.Index(view)
 	}
-	return nil
 }
 
 // imageMIME names an image's type from its first bytes.

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package meshio
+
+const openNonblock = 0
