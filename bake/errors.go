@@ -10,13 +10,16 @@ import (
 
 // Exit codes of drape, documented in README.md and never repurposed.
 const (
-	ExitOK        = 0
-	ExitInternal  = 1
-	ExitUsage     = 2
-	ExitBadInput  = 3
-	ExitDiverged  = 4
-	ExitWrite     = 6 // the output cannot be written: disk full, read-only, a path in the way
-	ExitCancelled = 130
+	ExitOK       = 0
+	ExitInternal = 1
+	ExitUsage    = 2
+	ExitBadInput = 3
+	ExitDiverged = 4
+	// ExitRequirement: the bake wrote its outputs but missed a requirement
+	// (scene key require, flag --require).
+	ExitRequirement = 5
+	ExitWrite       = 6 // the output cannot be written: disk full, read-only, a path in the way
+	ExitCancelled   = 130
 )
 
 // ErrBadInput marks errors caused by the user's files or settings.

@@ -6,8 +6,6 @@ import (
 	"io"
 	"math"
 	"time"
-
-	"github.com/drape-sim/drape/solver"
 )
 
 // Report is what a bake did and measured; `--report FILE.json` writes it and
@@ -66,6 +64,10 @@ type Report struct {
 	// SleepingFrames counts the frames in which some vertices slept
 	// (scene key "sleep").
 	SleepingFrames int `json:"sleeping_frames,omitempty"`
+	// Quality is the quality certificate: the figures above with where
+	// they happened, each against the fabric's bound, and the
+	// requirements met or missed.
+	Quality Quality `json:"quality"`
 
 	PrepareSeconds  float64  `json:"prepare_s"`
 	SimSeconds      float64  `json:"simulate_s"`
@@ -104,7 +106,7 @@ func (j *Job) report(rec *Recording, outs []OutputInfo) *Report {
 		MaxStretch:     rec.MaxStretch,
 		MaxPenetration: rec.MaxPen,
 		SleepingFrames: rec.Sleeping,
-		Warnings:       j.Warnings,
+		Warnings:       append([]string(nil), j.Warnings...),
 	}
 	last := rec.Pos[len(rec.Pos)-1]
 	for _, v := range j.Model.ClosedVolumes(last) {
@@ -118,8 +120,17 @@ func (j *Job) report(rec *Recording, outs []OutputInfo) *Report {
 		sum += p.Y
 	}
 	r.MeanY = sum / float64(len(last))
-	r.LastStretch = j.maxStretch(last)
-	r.SelfIntersections = solver.SelfIntersections(last, j.Model.SewnTriangles())
+	lastS, lastE := j.maxStretch(last)
+	r.LastStretch = lastS
+	inter := j.intersections(rec)
+	r.SelfIntersections = inter.last
+	lastSite := site{collider: -1}
+	if lastE >= 0 {
+		lastSite = j.strainSite(rec.Frames[len(rec.Frames)-1], lastE, last)
+	}
+	var qw []string
+	r.Quality, qw = j.quality(rec, lastS, lastSite, inter)
+	r.Warnings = append(r.Warnings, qw...)
 	if len(j.Params.Seams) > 0 {
 		r.SeamGap = round9(j.Model.SeamGap(last))
 	}
@@ -154,6 +165,7 @@ func (r *Report) WriteSummary(w io.Writer) {
 		r.Frames, r.Input, r.Vertices, r.Triangles, r.Solver, r.Substeps, 1000*r.SecondsPerFrame, 1/math.Max(r.SecondsPerFrame, 1e-9))
 	fmt.Fprintf(w, "last frame: height min %.4f max %.4f mean %.4f m; max stretch %.3f%% (all frames), max penetration %.2f mm, self-intersecting pairs %d\n",
 		r.LowestY, r.HighestY, r.MeanY, 100*r.MaxStretch, 1000*r.MaxPenetration, r.SelfIntersections)
+	fmt.Fprintln(w, r.Quality.Summary())
 	for _, o := range r.Outputs {
 		fmt.Fprintf(w, "wrote %s (%s, %.1f KiB)", o.Path, o.Kind, float64(o.Bytes)/1024)
 		if o.UnquantizedBytes > 0 {

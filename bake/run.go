@@ -63,6 +63,9 @@ type Job struct {
 	// and index, or the input's node.
 	colliderNames []string
 	wind          *windField
+	// simToSource maps simulation vertices to the input's own vertex ids
+	// (built on first use by sourceVertex).
+	simToSource []int32
 }
 
 // inputReadOptions are the read options of the scene's input mesh.
@@ -264,19 +267,20 @@ func edgeLengths(t *solver.Topology, pos []vec.Vec3) []float64 {
 	return out
 }
 
-// maxStretch returns the largest relative elongation of any edge.
-func (j *Job) maxStretch(pos []vec.Vec3) float64 {
-	worst := 0.0
+// maxStretch returns the largest relative elongation of any edge and the
+// first edge with it (-1 when no edge is longer than at rest).
+func (j *Job) maxStretch(pos []vec.Vec3) (float64, int) {
+	worst, at := 0.0, -1
 	for i, e := range j.Model.Topo.Edges {
 		if j.restLen[i] <= 0 {
 			continue
 		}
 		s := pos[e.V[0]].Sub(pos[e.V[1]]).Len()/j.restLen[i] - 1
 		if s > worst {
-			worst = s
+			worst, at = s, i
 		}
 	}
-	return worst
+	return worst, at
 }
 
 // Run bakes a scene: prepare, simulate every frame, write every output
@@ -302,6 +306,11 @@ func Run(ctx context.Context, sc *Scene, opt Options) (*Report, error) {
 		return nil, err
 	}
 	rep := j.report(rec, outs)
+	if opt.Warn != nil {
+		for _, w := range rep.Warnings[len(j.Warnings):] {
+			opt.Warn(w)
+		}
+	}
 	rep.PrepareSeconds = rec.started.Sub(t0).Seconds()
 	rep.SimSeconds = simTime.Seconds() - rep.PrepareSeconds
 	rep.WriteSeconds = time.Since(tw).Seconds()
@@ -317,6 +326,9 @@ type Recording struct {
 	MaxPen     float64      // deepest collider penetration over all frames [m]
 	Sleeping   int          // frames in which some vertices slept (scene "sleep")
 	started    time.Time
+	// maxStretchAt and maxPenAt say where MaxStretch and MaxPen happened.
+	maxStretchAt site
+	maxPenAt     site
 }
 
 // bendingLengthEdges is how many mean edge lengths the fabric's bending
@@ -373,10 +385,15 @@ func (j *Job) Simulate(ctx context.Context, opt Options) (*Recording, error) {
 	dt := 1 / sc.FPS
 	rec := &Recording{started: time.Now()}
 	keep := func(k int, pos []vec.Vec3) {
-		s := j.maxStretch(pos)
-		rec.MaxStretch = math.Max(rec.MaxStretch, s)
+		s, e := j.maxStretch(pos)
+		if s > rec.MaxStretch {
+			rec.MaxStretch, rec.maxStretchAt = s, j.strainSite(k, e, pos)
+		}
 		if k > 0 { // frame 0 is the input pose, before the settle phase
-			rec.MaxPen = math.Max(rec.MaxPen, j.penetration(pos, float64(k)*dt))
+			if d, v, c := j.penetration(pos, float64(k)*dt); d > rec.MaxPen {
+				rec.MaxPen = d
+				rec.maxPenAt = site{frame: k, verts: []int32{int32(v)}, pos: pos[v], collider: c}
+			}
 		}
 		if k%sc.FrameStep == 0 || k == sc.Frames-1 {
 			rec.Frames = append(rec.Frames, k)
@@ -417,23 +434,25 @@ func (j *Job) Simulate(ctx context.Context, opt Options) (*Recording, error) {
 }
 
 // penetration is the deepest any vertex lies inside any collider at time t
-// [m], measured from the collider surface (not from the thickness shell).
-func (j *Job) penetration(pos []vec.Vec3, t float64) float64 {
-	worst := 0.0
+// [m], measured from the collider surface (not from the thickness shell),
+// with that vertex and collider (the first, for a tie; -1 and -1 when no
+// vertex is inside).
+func (j *Job) penetration(pos []vec.Vec3, t float64) (float64, int, int) {
+	worst, wv, wc := 0.0, -1, -1
 	var pose sdf.Pose
 	for ci := range j.Colliders {
 		c := &j.Colliders[ci]
 		if err := c.PoseAt(t, &pose); err != nil {
 			continue
 		}
-		for _, p := range pos {
+		for i, p := range pos {
 			d, _, ok := pose.DistGradWithin(p, 0)
 			if ok && -d > worst {
-				worst = -d
+				worst, wv, wc = -d, i, ci
 			}
 		}
 	}
-	return worst
+	return worst, wv, wc
 }
 
 // outputPaths returns the scene's outputs resolved, or the default

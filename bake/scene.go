@@ -51,6 +51,7 @@ type Scene struct {
 	Wind          *WindSpec      `json:"wind,omitempty"`
 	Seed          int64          `json:"seed,omitempty"`
 	Weld          float64        `json:"weld,omitempty"`
+	Require       *Requirements  `json:"require,omitempty"`
 	file          string         // the scene file, "" for a flags-only bake
 	dir           string         // paths in the scene are relative to this folder
 }
@@ -483,6 +484,11 @@ func (s *Scene) Validate() error {
 	}
 	if s.Wind != nil {
 		if err := s.Wind.validate(s, "wind"); err != nil {
+			return err
+		}
+	}
+	if s.Require != nil {
+		if err := s.Require.validate(s, "require"); err != nil {
 			return err
 		}
 	}

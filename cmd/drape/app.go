@@ -80,7 +80,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, unknown *string) *cli.App
    drape preview shirt.glb -o shirt.png --frames 0,40,80,95
 
 Exit codes: 0 ok, 1 internal error, 2 usage, 3 bad input, 4 simulation diverged,
-6 cannot write the output (disk full, read-only, a path in the way), 130 cancelled.`,
+5 a bake missed a --require bound (outputs written), 6 cannot write the output (disk full, read-only,
+a path in the way), 130 cancelled.`,
 		Reader:                 stdin,
 		Writer:                 stdout,
 		ErrWriter:              stderr,

@@ -31,7 +31,16 @@ Examples:
    drape bake cloth.obj --pin top --frames 96 -o cloth.glb
    drape bake sheet.glb --collider sphere:0,0,0,0.5 --self-collision -o sheet.pc2
    drape bake scene.json --progress json --report report.json
-   drape bake examples/ -j 2 --json`,
+   drape bake examples/ -j 2 --json
+   drape bake scene.json --require max_strain<=0.02 --require self_intersections<=0
+
+Every bake checks its quality (largest edge strain in any frame and at the last frame, deepest collider
+penetration, intersecting triangle pairs) against the fabric's bounds, warns on stderr for each exceeded
+bound and writes the certificate into --report and --json (key "quality").
+
+Exit codes: 0 ok, 1 internal error, 2 usage, 3 bad input, 4 simulation diverged (nothing written),
+5 a --require bound missed (outputs and report written; the message names the bound), 6 cannot write the
+output (nothing written), 130 cancelled.`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "out", Aliases: []string{"o"}, Usage: "output `PATH`: .glb (default), .gltf, .pc2, .mdd, or DIR/ for an OBJ sequence; repeat for several"},
 			&cli.IntFlag{Name: "frames", Usage: "frames to bake (default 120)"},
@@ -64,6 +73,7 @@ Examples:
 			&cli.StringFlag{Name: "report", Usage: "write a JSON report to `FILE` (a batch writes FILE per job, suffixed)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON object on stdout"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "bake up to `N` jobs of a batch at once"},
+			&cli.StringSliceFlag{Name: "require", Usage: "fail the bake with exit code 5 (outputs still written) unless `KEY<=VALUE` holds; keys max_strain, last_strain (edge strain, 0.01 = 1 %), penetration_m, self_intersections; repeatable"},
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the bake to `FILE` (for go tool pprof)"},
 		},
 		Action: bakeAction,
@@ -200,6 +210,18 @@ func applyFlags(c *cli.Context, sc *bake.Scene) error {
 			sc.Pins = append(sc.Pins, ps)
 		}
 	}
+	if c.IsSet("require") {
+		var req bake.Requirements
+		for _, r := range c.StringSlice("require") {
+			if err := bake.ParseRequireFlag(r, &req); err != nil {
+				return usagef("%v", err)
+			}
+		}
+		if sc.Require == nil {
+			sc.Require = &bake.Requirements{}
+		}
+		sc.Require.Merge(req)
+	}
 	if c.IsSet("collider") {
 		for _, s := range c.StringSlice("collider") {
 			cs, err := bake.ParseColliderFlag(s)
@@ -243,12 +265,35 @@ func flagPathsAbs(sc *bake.Scene, paths []string) error {
 
 // jobResult is one job's outcome, as --json prints it.
 type jobResult struct {
-	Input   string       `json:"input"`
-	OK      bool         `json:"ok"`
+	Input string `json:"input"`
+	OK    bool   `json:"ok"`
+	// Status is "ok", "requirement_missed" (baked and written, but a
+	// --require bound was missed: exit code 5) or "failed".
+	Status  string       `json:"status"`
 	Code    int          `json:"exit_code"`
 	Error   string       `json:"error,omitempty"`
 	Outputs []string     `json:"outputs,omitempty"`
 	Report  *bake.Report `json:"report,omitempty"`
+	// Missed are the requirements a job missed (see bake.Quality.Failed).
+	Missed []string `json:"missed_requirements,omitempty"`
+}
+
+// Job statuses of jobResult.
+const (
+	statusOK     = "ok"
+	statusMissed = "requirement_missed"
+	statusFailed = "failed"
+)
+
+// bakedResult is the result of a job that baked and wrote its outputs:
+// ok, or missing a requirement.
+func bakedResult(input string, rep *bake.Report) jobResult {
+	res := jobResult{Input: input, OK: true, Status: statusOK, Outputs: rep.OutputPaths(), Report: rep}
+	if err := rep.RequirementError(); err != nil {
+		res.OK, res.Status, res.Code, res.Error = false, statusMissed, bake.ExitCode(err), err.Error()
+		res.Missed = rep.Quality.Failed
+	}
+	return res
 }
 
 func bakeAction(c *cli.Context) error {
@@ -324,7 +369,7 @@ func bakeOne(c *cli.Context, input, mode string, stdout, stderr io.Writer) error
 	if err != nil {
 		if c.Bool("json") {
 			code := bake.ExitCode(err)
-			enc.Encode(jobResult{Input: input, Code: code, Error: err.Error()})
+			enc.Encode(jobResult{Input: input, Status: statusFailed, Code: code, Error: err.Error()})
 		}
 		return err
 	}
@@ -335,16 +380,21 @@ func bakeOne(c *cli.Context, input, mode string, stdout, stderr io.Writer) error
 	}
 	rep.WriteSummary(stderr)
 	if c.Bool("json") {
-		return enc.Encode(jobResult{Input: input, OK: true, Outputs: rep.OutputPaths(), Report: rep})
+		if err := enc.Encode(bakedResult(input, rep)); err != nil {
+			return err
+		}
+	} else {
+		for _, o := range rep.OutputPaths() {
+			fmt.Fprintln(stdout, o)
+		}
 	}
-	for _, o := range rep.OutputPaths() {
-		fmt.Fprintln(stdout, o)
-	}
-	return nil
+	return rep.RequirementError()
 }
 
 // bakeBatch bakes several jobs, -j at a time. A failing job does not stop
-// the others; the exit code is the first failure's (in input order).
+// the others; the exit code is the first failure's (in input order), or
+// ExitRequirement when no job failed but some missed a requirement (their
+// outputs are written).
 func bakeBatch(c *cli.Context, inputs []string, mode string, stdout, stderr io.Writer) error {
 	n := c.Int("jobs")
 	results := make([]jobResult, len(inputs))
@@ -388,14 +438,17 @@ func bakeBatch(c *cli.Context, inputs []string, mode string, stdout, stderr io.W
 				err = rep.WriteFile(batchReportPath(c.String("report"), i, in))
 			}
 			if err != nil {
-				res.Code, res.Error = bake.ExitCode(err), err.Error()
+				res.Status, res.Code, res.Error = statusFailed, bake.ExitCode(err), err.Error()
 			} else {
-				res.OK, res.Outputs, res.Report = true, rep.OutputPaths(), rep
+				res = bakedResult(in, rep)
 			}
 			mu.Lock()
-			if err != nil {
+			switch {
+			case err != nil:
 				fmt.Fprintf(stderr, "drape: %s: %v\n", in, err)
-			} else if mode != "json" {
+			case res.Status == statusMissed:
+				fmt.Fprintf(stderr, "drape: %s: %s\n", in, res.Error)
+			case mode != "json":
 				fmt.Fprintf(stderr, "drape: %s: done in %.1f s\n", in, time.Since(start).Seconds())
 			}
 			results[i] = res
@@ -410,11 +463,17 @@ func bakeBatch(c *cli.Context, inputs []string, mode string, stdout, stderr io.W
 	}
 	tw := tabwriter.NewWriter(stderr, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "job\tresult\tframes\ts/frame\toutputs")
-	failed := 0
+	failed, missed := 0, 0
 	code := 0
 	for _, r := range results {
-		if r.OK {
+		switch r.Status {
+		case statusOK:
 			fmt.Fprintf(tw, "%s\tok\t%d\t%.4f\t%s\n", r.Input, r.Report.Frames, r.Report.SecondsPerFrame, strings.Join(r.Outputs, " "))
+			continue
+		case statusMissed:
+			missed++
+			fmt.Fprintf(tw, "%s\tMISSED REQUIREMENT (exit %d)\t%d\t%.4f\t%s; missed %s\n", r.Input, r.Code, r.Report.Frames, r.Report.SecondsPerFrame,
+				strings.Join(r.Outputs, " "), strings.Join(r.Missed, "; "))
 			continue
 		}
 		failed++
@@ -428,8 +487,15 @@ func bakeBatch(c *cli.Context, inputs []string, mode string, stdout, stderr io.W
 		fmt.Fprintf(tw, "%s\tFAILED (exit %d)\t-\t-\t%s\n", r.Input, r.Code, msg)
 	}
 	tw.Flush()
-	fmt.Fprintf(stderr, "%d of %d jobs baked, %d failed\n", len(results)-failed, len(results), failed)
-	if failed > 0 {
+	fmt.Fprintf(stderr, "%d of %d jobs baked, %d failed", len(results)-failed, len(results), failed)
+	if missed > 0 {
+		fmt.Fprintf(stderr, ", %d missed a requirement", missed)
+	}
+	fmt.Fprintln(stderr)
+	if code == 0 && missed > 0 {
+		code = bake.ExitRequirement
+	}
+	if code != 0 {
 		return silentExit(code)
 	}
 	return nil

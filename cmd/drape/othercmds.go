@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -145,14 +146,28 @@ Examples:
 				return enc.Encode(all)
 			}
 			tw := tabwriter.NewWriter(c.App.Writer, 2, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "preset\tdensity kg/m²\tstretch N/m\tshear N/m\tbend N·m\tdamping 1/s\tdrag\tfriction")
+			fmt.Fprintln(tw, "preset\tdensity kg/m²\tstretch N/m\tshear N/m\tbend N·m\tdamping 1/s\tdrag\tfriction\tstrain bound (any/last frame)")
 			for _, f := range all {
-				fmt.Fprintf(tw, "%s\t%.3g\t%.3g\t%.3g\t%.3g\t%.3g\t%.3g\t%.3g\n", f.Name, f.Density, f.Stretch, f.Shear, f.Bend, f.Damping, f.Drag, f.Friction)
+				fmt.Fprintf(tw, "%s\t%.3g\t%.3g\t%.3g\t%.3g\t%.3g\t%.3g\t%.3g\t%.3g %% / %.3g %%\n", f.Name, f.Density, f.Stretch, f.Shear, f.Bend, f.Damping, f.Drag, f.Friction,
+					100*f.MaxStrain, 100*f.LastStrain)
 			}
 			tw.Flush()
 			fmt.Fprintln(c.App.Writer, "\nSources:")
 			for _, f := range all {
 				fmt.Fprintf(c.App.Writer, "  %s: %s\n", f.Name, f.Source)
+			}
+			// presets sharing a reason are named together, in the table's order
+			fmt.Fprintln(c.App.Writer, "\nStrain bounds (the quality certificate warns above them):")
+			var reasons []string
+			names := map[string][]string{}
+			for _, f := range all {
+				if names[f.StrainSource] == nil {
+					reasons = append(reasons, f.StrainSource)
+				}
+				names[f.StrainSource] = append(names[f.StrainSource], f.Name)
+			}
+			for _, r := range reasons {
+				fmt.Fprintf(c.App.Writer, "  %s: %s\n", strings.Join(names[r], ", "), r)
 			}
 			return nil
 		},
