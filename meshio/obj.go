@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -73,7 +74,8 @@ func readOBJ(r io.Reader, name string, opt ReadOptions) (*Mesh, error) {
 				raw, err = br.ReadSlice('\n')
 				buf = append(buf, raw...)
 				if len(buf) > maxOBJLine {
-					return nil, o.errf("line longer than %d bytes: is this really an OBJ file?", maxOBJLine)
+					o.line++ // the line being read
+					return nil, o.errf("line longer than %d bytes: is this really an OBJ file? (an OBJ line holds one element; check that the file is text with line breaks)", maxOBJLine)
 				}
 			}
 			raw = buf
@@ -320,6 +322,9 @@ func (o *objReader) parseLineElement(b []byte) error {
 			word = word[:j]
 		}
 		ix, err := strconv.ParseInt(string(word), 10, 32)
+		if errors.Is(err, strconv.ErrRange) {
+			return o.errf("line element: index %s is out of range (at most %d); the file is damaged or not an OBJ", word, math.MaxInt32)
+		}
 		if err != nil || ix == 0 {
 			return o.errf("line element: %q is not a vertex index (OBJ indices start at 1)", word)
 		}
@@ -367,8 +372,11 @@ func (o *objReader) parseFace(b []byte) error {
 				continue
 			}
 			n, err := strconv.ParseInt(string(parts[j]), 10, 32)
+			if errors.Is(err, strconv.ErrRange) {
+				return o.errf("face corner %q: index %s is out of range (at most %d); the file is damaged or not an OBJ", word, parts[j], math.MaxInt32)
+			}
 			if err != nil {
-				return o.errf("face corner %q: %q is not an index", word, parts[j])
+				return o.errf("face corner %q: %q is not an index (a face corner is v, v/vt, v//vn or v/vt/vn, with whole numbers)", word, parts[j])
 			}
 			if n == 0 {
 				return o.errf("face index 0: OBJ indices start at 1")

@@ -96,22 +96,40 @@ func readSTLLib(data []byte) ([]stl.Triangle, error) {
 }
 
 // looksASCIISTL reports whether data starts with "solid" and its first
-// kilobyte is text.
+// kilobyte is the text of an ASCII STL (any bytes in a solid's name).
 func looksASCIISTL(data []byte) bool {
 	t := bytes.TrimLeft(data, " \t\r\n")
 	if !bytes.HasPrefix(t, []byte("solid")) {
 		return false
 	}
-	head := data
+	head := t
 	if len(head) > 1024 {
 		head = head[:1024]
 	}
-	for _, c := range head {
-		if c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t') || c >= 0x7f {
-			return false
+	// The solid and endsolid lines carry a name of any bytes (UTF-8 "solid
+	// 月", Latin-1); every other line is ASCII text, and a facet or the
+	// endsolid follows the first solid line.
+	keyword := false
+	for i, line := range bytes.Split(head, []byte("\n")) {
+		f := bytes.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		kw := string(bytes.ToLower(f[0]))
+		if kw == "solid" || kw == "endsolid" {
+			keyword = keyword || (i > 0 && kw == "endsolid")
+			continue
+		}
+		if i > 0 && (kw == "facet" || kw == "endsolid") {
+			keyword = true
+		}
+		for _, c := range line {
+			if c == 0 || (c < 0x20 && c != '\r' && c != '\t') || c >= 0x7f {
+				return false
+			}
 		}
 	}
-	return true
+	return keyword || len(t) <= len(head) && bytes.IndexByte(t, '\n') < 0
 }
 
 // normalizeASCIISTL rewrites an ASCII STL in the exact form hschendel/stl
