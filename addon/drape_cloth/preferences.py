@@ -11,7 +11,8 @@ class DRAPE_AP_preferences(bpy.types.AddonPreferences):
 
     drape_path: StringProperty(
         name="drape binary", subtype='FILE_PATH', default="",
-        description="Path of the drape executable; empty looks beside the add-on, then on PATH")
+        description="Path of the drape executable, used when the add-on carries no working drape of its own "
+                    "(the Extension zips do); empty looks on PATH")
     status: StringProperty(name="Status", default="", options={'SKIP_SAVE'})
 
     def draw(self, context):
@@ -22,6 +23,8 @@ class DRAPE_AP_preferences(bpy.types.AddonPreferences):
         if self.status:
             row.label(text=self.status, icon='INFO')
         col = layout.column(align=True)
+        col.label(text="Looks for drape in the add-on's bin/ first (the Extension zips carry it), then here, "
+                       "then on PATH")
         col.label(text="Needs drape %s or newer. Build it with: go build ./cmd/drape" %
                   ".".join(map(str, runner.MIN_VERSION)))
 

@@ -108,22 +108,33 @@ def parse_version(text):
     return tuple(int(g) for g in m.groups())
 
 
+def exe_name():
+    return "drape.exe" if os.name == "nt" else "drape"
+
+
+def bundled(addon_dir):
+    """Returns the path of the drape an Extension zip carries (bin/drape
+    beside the add-on's modules), or None without an add-on folder."""
+    return os.path.join(addon_dir, "bin", exe_name()) if addon_dir else None
+
+
 def candidates(pref_path, addon_dir):
-    """Lists where to look for drape, first match wins: the preference, then
-    drape beside the add-on (and in its bin/), then PATH."""
-    exe = "drape.exe" if os.name == "nt" else "drape"
+    """Lists where to look for drape as (path, where) pairs, first usable one
+    wins: the drape bundled with the add-on (bin/drape, then drape beside
+    it), the preference, then PATH."""
+    exe = exe_name()
     out = []
+    if addon_dir:
+        out.append((bundled(addon_dir), "bundled"))
+        out.append((os.path.join(addon_dir, exe), "bundled"))
     if pref_path:
         p = os.path.expanduser(pref_path)
         if os.path.isdir(p):
             p = os.path.join(p, exe)
-        return [p]
-    if addon_dir:
-        out.append(os.path.join(addon_dir, exe))
-        out.append(os.path.join(addon_dir, "bin", exe))
+        out.append((p, "preference"))
     found = shutil.which(exe)
     if found:
-        out.append(found)
+        out.append((found, "PATH"))
     return out
 
 
@@ -131,36 +142,61 @@ class BinaryError(Exception):
     """BinaryError says why drape cannot be used and how to fix it."""
 
 
-def find_binary(pref_path, addon_dir, timeout=10):
-    """Returns (path, version) of a usable drape, or raises BinaryError with
-    the fix in its message."""
-    paths = candidates(pref_path, addon_dir)
-    where = "the Drape add-on preferences (Edit > Preferences > Add-ons > Drape Cloth > drape binary)"
-    existing = [p for p in paths if os.path.isfile(p)]
-    if not existing:
-        if pref_path:
-            raise BinaryError("drape binary not found at %r. Fix: set its full path in %s, "
-                              "or build it with `go build ./cmd/drape`" % (paths[0], where))
-        raise BinaryError("drape binary not found on PATH or beside the add-on. Fix: build it with "
-                          "`go build ./cmd/drape` and set its path in %s" % where)
-    path = existing[0]
+WHERE = "the Drape add-on preferences (Edit > Preferences > Add-ons > Drape Cloth > drape binary)"
+
+
+def check_binary(path, timeout=10, ours=False):
+    """Returns the version of the drape at path, or raises BinaryError with
+    the fix. Our own (bundled) binary that lost its executable bit (Blender's
+    extension install does not keep it) gets it back; a user's is left as is."""
+    if ours and not os.access(path, os.X_OK):
+        try:
+            os.chmod(path, os.stat(path).st_mode | 0o111)
+        except OSError:
+            pass
     if not os.access(path, os.X_OK):
         raise BinaryError("drape binary %r is not executable. Fix: chmod +x it, or choose another in %s"
-                          % (path, where))
+                          % (path, WHERE))
     try:
-        cp = subprocess.run([path, "version"], capture_output=True, text=True, timeout=timeout)
+        cp = subprocess.run([path, "version"], capture_output=True, text=True, timeout=timeout,
+                            stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as e:
-        raise BinaryError("could not run %r version: %s. Fix: choose a working drape in %s" % (path, e, where))
+        raise BinaryError("could not run %r version: %s. Fix: choose a working drape in %s" % (path, e, WHERE))
     text = (cp.stdout or "") + "\n" + (cp.stderr or "")
     version = parse_version(text)
     if cp.returncode != 0 or version is None:
         raise BinaryError("%r is not a drape binary (`version` printed %r, exit %d). Fix: choose the drape "
-                          "binary in %s" % (path, text.strip()[:200], cp.returncode, where))
+                          "binary in %s" % (path, text.strip()[:200], cp.returncode, WHERE))
     if version < MIN_VERSION:
         raise BinaryError("drape %s at %r is too old: this add-on needs %s or newer. Fix: update drape "
                           "(`go install github.com/drape-sim/drape/cmd/drape@latest`) and set its path in %s"
-                          % (".".join(map(str, version)), path, ".".join(map(str, MIN_VERSION)), where))
-    return path, version
+                          % (".".join(map(str, version)), path, ".".join(map(str, MIN_VERSION)), WHERE))
+    return version
+
+
+def find_binary(pref_path, addon_dir, timeout=10):
+    """Returns (path, version) of a usable drape, or raises BinaryError with
+    the fix in its message. A bundled drape that does not run (another
+    platform's zip) is passed over for the preference and PATH; a preference
+    that is set but unusable is an error, not silently replaced by PATH."""
+    problems = []
+    for path, where in candidates(pref_path, addon_dir):
+        if where == "preference" and not os.path.isfile(path):
+            raise BinaryError("drape binary not found at %r. Fix: set its full path in %s, "
+                              "or build it with `go build ./cmd/drape`" % (path, WHERE))
+        if not os.path.isfile(path):
+            continue
+        try:
+            return path, check_binary(path, timeout, ours=where == "bundled")
+        except BinaryError as e:
+            if where == "preference":
+                raise
+            problems.append(str(e))
+    if problems:
+        raise BinaryError(" ".join(problems))
+    raise BinaryError("drape binary not found beside the add-on or on PATH. Fix: install the Extension zip "
+                      "made for your platform (it carries drape), or build drape with `go build ./cmd/drape` "
+                      "and set its path in %s" % WHERE)
 
 
 def bake_argv(binary, scene_path):

@@ -136,6 +136,25 @@ class RunnerTest(unittest.TestCase):
                 self.assertIn(want, str(cm.exception))
                 self.assertIn("Fix:", str(cm.exception))
 
+    def test_bundled_binary_first(self):
+        """The drape in the add-on's bin/ wins over the preference, gets its
+        executable bit back (Blender's extension install drops it), and one
+        that does not run (another platform's) gives way to the preference."""
+        addon = os.path.join(self.tmp, "addon")
+        os.makedirs(os.path.join(addon, "bin"))
+        inner = make_fake(os.path.join(addon, "bin"), version="0.2.0")
+        os.chmod(inner, 0o644)
+        path, version = runner.find_binary(self.bin, addon)
+        self.assertEqual((path, version), (inner, (0, 2, 0)), "the bundled drape was not chosen first")
+        self.assertTrue(os.access(inner, os.X_OK), "the bundled drape did not get its executable bit back")
+        with open(inner, "w") as f:
+            f.write("#!/bin/sh\necho 'exec format error' >&2\nexit 126\n")
+        path, version = runner.find_binary(self.bin, addon)
+        self.assertEqual((path, version), (self.bin, (0, 1, 0)), "a broken bundled drape did not give way")
+        with self.assertRaises(runner.BinaryError) as cm:
+            runner.find_binary(os.path.join(self.tmp, "nope", "drape"), addon)
+        self.assertIn("not found", str(cm.exception), "a missing preference was replaced silently")
+
     def test_bake_commits_outputs(self):
         os.makedirs(self.final)
         with open(os.path.join(self.final, "old.pc2"), "w") as f:
