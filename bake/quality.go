@@ -472,7 +472,7 @@ func (c Check) warning() string {
 		KeyPenetration:       "raise --substeps or --thickness",
 		KeySelfIntersections: "raise --substeps or --thickness",
 	}[c.Key]
-	return fmt.Sprintf("quality: %s %s (%s) exceeds the fabric's bound %s%s: %s", what, c.measured(), c.Key, c.bounded(), c.where(), fix)
+	return fmt.Sprintf("quality: %s %s (%s) exceeds its bound %s%s: %s", what, c.measured(), c.Key, c.bounded(), c.where(), fix)
 }
 
 // RequirementError returns the error of a bake that missed a requirement
