@@ -41,24 +41,39 @@ func buildZip(t *testing.T, py, dir string) string {
 	return zip
 }
 
-// blender runs tests/test_addon.py in headless Blender with private user
-// folders, so installing the add-on never touches the user's own Blender.
-func blender(t *testing.T, bin, zip, cases string, extra ...string) string {
+// privateDirs makes a temporary folder with the user folders Blender may
+// write (scripts, config, extensions, temp files) and returns it.
+func privateDirs(t *testing.T) string {
 	t.Helper()
 	work := t.TempDir()
-	for _, d := range []string{"scripts", "config", "tmp"} {
+	for _, d := range []string{"scripts", "config", "resources", "tmp", "work"} {
 		if err := os.MkdirAll(filepath.Join(work, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return work
+}
+
+// blenderEnv is the environment of a Blender (or bpy) whose user folders are
+// under work, so installing the add-on never touches the user's own Blender.
+func blenderEnv(work string) []string {
+	return append(os.Environ(),
+		"BLENDER_USER_SCRIPTS="+filepath.Join(work, "scripts"),
+		"BLENDER_USER_CONFIG="+filepath.Join(work, "config"),
+		"BLENDER_USER_RESOURCES="+filepath.Join(work, "resources"),
+		"TMPDIR="+filepath.Join(work, "tmp"),
+	)
+}
+
+// blender runs tests/test_addon.py in headless Blender with private user
+// folders, so installing the add-on never touches the user's own Blender.
+func blender(t *testing.T, bin, zip, cases string, extra ...string) string {
+	t.Helper()
+	work := privateDirs(t)
 	args := []string{"-b", "--factory-startup", "--python-exit-code", "1", "--python", "tests/test_addon.py", "--",
 		"--zip", zip, "--work", filepath.Join(work, "work"), "--cases", cases}
 	cmd := exec.Command(bin, append(args, extra...)...)
-	cmd.Env = append(os.Environ(),
-		"BLENDER_USER_SCRIPTS="+filepath.Join(work, "scripts"),
-		"BLENDER_USER_CONFIG="+filepath.Join(work, "config"),
-		"TMPDIR="+filepath.Join(work, "tmp"),
-	)
+	cmd.Env = blenderEnv(work)
 	out := run(t, cmd)
 	if !strings.Contains(out, "\nOK") {
 		t.Fatalf("blender tests %s: no OK in the output:\n%s", cases, out)

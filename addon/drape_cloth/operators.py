@@ -289,6 +289,12 @@ class DRAPE_OT_bake(bpy.types.Operator):
             raise
         finally:
             _jobs.pop(state.obj_name, None)
+        if state.job.cancelled_by:
+            self.report({'WARNING'}, "Drape: bake of %r cancelled by %s; the object is unchanged"
+                        % (state.obj_name, state.job.cancelled_by))
+            print("drape: bake of %r cancelled by %s; drape stopped, its files removed"
+                  % (state.obj_name, state.job.cancelled_by), flush=True)
+            return {'CANCELLED'}
         ok, msg = finish(context, state, code)
         if not ok:
             _report_error(self, msg)

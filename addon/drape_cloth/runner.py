@@ -8,6 +8,7 @@ staging folder, which replaces the object's cache folder only on success, so
 a cancel or a failure leaves the previous bake (or nothing) as it was.
 """
 
+import atexit
 import json
 import os
 import queue
@@ -15,6 +16,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 
@@ -26,6 +28,8 @@ EXIT_INTERNAL = 1
 EXIT_USAGE = 2
 EXIT_BAD_INPUT = 3
 EXIT_DIVERGED = 4
+EXIT_REQUIREMENT = 5
+EXIT_CANNOT_WRITE = 6
 EXIT_CANCELLED = 130
 
 _EXIT_MESSAGES = {
@@ -37,6 +41,10 @@ _EXIT_MESSAGES = {
                      "check the cloth settings and the collider objects"),
     EXIT_DIVERGED: ("the simulation diverged",
                     "raise Quality (substeps), lower stiffness, or check colliders that start inside the cloth"),
+    EXIT_REQUIREMENT: ("the bake missed a quality requirement",
+                       "raise Quality (substeps) or loosen the requirement"),
+    EXIT_CANNOT_WRITE: ("drape cannot write its output",
+                        "free disk space or make the cache folder writable"),
     EXIT_CANCELLED: ("the bake was cancelled", ""),
 }
 
@@ -219,7 +227,11 @@ class Process:
         self.result = None  # the --json result dict
         kw = {}
         if os.name == "posix":
-            kw["start_new_session"] = True  # Ctrl-C in Blender's terminal is ours to forward
+            # Ctrl-C in Blender's terminal is ours to forward (SignalCatcher):
+            # drape stops when the add-on says, and the add-on cleans up.
+            kw["start_new_session"] = True
+            if _prctl() is not None:
+                kw["preexec_fn"] = _die_with_parent
         self.proc = subprocess.Popen(self.argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True, encoding="utf-8", errors="replace", bufsize=1, **kw)
@@ -321,6 +333,126 @@ def remove_tree(path):
         pass
 
 
+_PR_SET_PDEATHSIG = 1
+_libc_prctl = []
+
+
+def _prctl():
+    """Returns libc's prctl on Linux, else None (looked up once, before any
+    fork, so the child only calls it)."""
+    if not _libc_prctl:
+        fn = None
+        if sys.platform.startswith("linux"):
+            try:
+                import ctypes
+                fn = ctypes.CDLL(None, use_errno=True).prctl
+            except (OSError, AttributeError):
+                fn = None
+        _libc_prctl.append(fn)
+    return _libc_prctl[0]
+
+
+def _die_with_parent():
+    """Runs in the child before exec (Linux): drape gets SIGTERM when Blender
+    dies, even by SIGKILL or a crash, instead of baking on unseen."""
+    _prctl()(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+
+class SignalCatcher:
+    """SignalCatcher turns SIGINT and SIGTERM into a request to cancel while
+    a synchronous bake runs (blender -b, or a script): `with SignalCatcher()
+    as sc:` ... `sc.caught` is the first signal's number or None.
+
+    Blender's own handlers (background Blender: the first Ctrl-C only sets a
+    flag; SIGTERM: the default, which kills Blender and leaves drape and its
+    staging folder behind) are put back on exit, byte for byte through
+    sigaction where the platform has it, so a second Ctrl-C after the bake
+    acts as Blender intends. Outside the main thread it catches nothing."""
+
+    SIGNALS = tuple(s for s in (getattr(signal, "SIGINT", None), getattr(signal, "SIGTERM", None)) if s)
+
+    def __init__(self):
+        self.caught = None
+        self._saved = {}
+
+    def _handler(self, signum, frame):
+        if self.caught is None:
+            self.caught = signum
+
+    def __enter__(self):
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        for sig in self.SIGNALS:
+            raw = _sigaction_get(sig)
+            try:
+                prev = signal.signal(sig, self._handler)
+            except (ValueError, OSError, RuntimeError):
+                continue
+            self._saved[sig] = (prev, raw)
+        return self
+
+    def __exit__(self, *exc):
+        for sig, (prev, raw) in self._saved.items():
+            if raw is not None and _sigaction_set(sig, raw):
+                continue
+            try:
+                signal.signal(sig, prev if prev is not None else signal.SIG_DFL)
+            except (ValueError, OSError, RuntimeError, TypeError):
+                pass
+        self._saved.clear()
+        return False
+
+    def name(self):
+        try:
+            return signal.Signals(self.caught).name
+        except (ValueError, TypeError):
+            return "signal %s" % self.caught
+
+
+_SIGACTION_SIZE = 1024  # larger than struct sigaction on every platform
+
+
+def _sigaction():
+    if os.name != "posix":
+        return None
+    try:
+        import ctypes
+        return ctypes, ctypes.CDLL(None, use_errno=True).sigaction
+    except (OSError, AttributeError, ImportError):
+        return None
+
+
+def _sigaction_get(sig):
+    """Returns the raw struct sigaction of sig (whoever installed it), or
+    None where sigaction cannot be called."""
+    sa = _sigaction()
+    if sa is None:
+        return None
+    ctypes, fn = sa
+    buf = ctypes.create_string_buffer(_SIGACTION_SIZE)
+    if fn(sig, None, buf) != 0:
+        return None
+    return buf
+
+
+def _sigaction_set(sig, buf):
+    sa = _sigaction()
+    if sa is None:
+        return False
+    return sa[1](sig, buf, None) == 0
+
+
+# The bakes whose staging folder exists: stopped and removed when Python
+# exits (Blender quitting, a script ending) so nothing is left behind.
+_live_jobs = set()
+
+
+@atexit.register
+def _stop_live_jobs():
+    for job in list(_live_jobs):
+        job.cancel(grace=0.5)
+
+
 class BakeJob:
     """BakeJob is one bake: the staging folder drape writes into, the
     process, and the swap into the final folder on success.
@@ -332,7 +464,9 @@ class BakeJob:
         self.staging = self.final_dir + ".baking"
         _remove(self.staging)
         os.makedirs(self.staging)
+        _live_jobs.add(self)
         self.process = None
+        self.cancelled_by = None  # the signal that cancelled a synchronous bake
         self.started = time.monotonic()
         self.frames = 0
 
@@ -350,16 +484,18 @@ class BakeJob:
         except (TypeError, ValueError):
             return 0, self.frames
 
-    def cancel(self):
-        """Stops drape and deletes everything this job wrote."""
+    def cancel(self, grace=3.0):
+        """Stops drape (SIGTERM, SIGKILL after grace seconds) and deletes
+        everything this job wrote."""
         code = None
         if self.process is not None:
-            code = self.process.terminate()
+            code = self.process.terminate(grace)
         self.discard()
         return code
 
     def discard(self):
         """Deletes the staging folder (and the cache root if left empty)."""
+        _live_jobs.discard(self)
         remove_tree(self.staging)
 
     def commit(self, required=()):
@@ -375,23 +511,40 @@ class BakeJob:
         if os.path.exists(self.final_dir):
             os.replace(self.final_dir, old)
         os.replace(self.staging, self.final_dir)
+        _live_jobs.discard(self)
         _remove(old)
         return self.final_dir
 
 
+# How long drape gets to stop after SIGTERM when Blender itself was
+# signalled, before SIGKILL: the whole stop stays under a second.
+SIGNAL_GRACE = 0.5
+
+
 def run_sync(job, argv, on_line=None, poll_interval=0.05, cancelled=None):
     """Runs a bake to the end without a UI. on_line(stream, line) sees every
-    line; cancelled() is asked between polls. Returns the exit code."""
-    proc = job.start(argv)
-    while True:
-        for stream, line in proc.poll():
-            if on_line:
-                on_line(stream, line)
-        if cancelled is not None and cancelled():
-            return job.cancel()
-        if proc.finished():
-            break
-        time.sleep(poll_interval)
+    line; cancelled() is asked between polls. SIGINT or SIGTERM to this
+    process (Ctrl-C in the terminal of `blender -b`, kill) cancels the bake:
+    drape is stopped, the staging folder removed, job.cancelled_by set to
+    the signal's name. Returns the exit code."""
+    with SignalCatcher() as sc:
+        proc = job.start(argv)
+        while True:
+            for stream, line in proc.poll():
+                if on_line:
+                    on_line(stream, line)
+            if sc.caught is not None:
+                job.cancelled_by = sc.name()
+                return job.cancel(SIGNAL_GRACE)
+            if cancelled is not None and cancelled():
+                return job.cancel()
+            if proc.finished():
+                break
+            try:
+                time.sleep(poll_interval)
+            except KeyboardInterrupt:  # a handler installed before ours in this thread
+                job.cancelled_by = "SIGINT"
+                return job.cancel(SIGNAL_GRACE)
     code = proc.wait()
     for stream, line in proc.poll():
         if on_line:

@@ -3,11 +3,18 @@
   blender -b --factory-startup --python-exit-code 1 --python addon/tests/test_addon.py -- \
       --zip addon/dist/drape_cloth.zip --work /tmp/w --cases fake [--fake addon/tests/fake_drape.py]
   blender ... -- --zip ... --work ... --cases real --drape ./drape
+  python3.11 addon/tests/test_addon.py -- --ext drape_cloth-0.1.0-linux-x64.zip --work /tmp/w --cases fake,real
+      (Blender as a Python module, bpy 4.5/5.0: installs the Extension zip
+      through Blender's extension install; "real" bakes with the drape inside)
+  blender ... -- --zip ... --work ... --cases cancel --drape ./drape
+      (bakes until SIGINT or SIGTERM arrives from outside: addon_test.go
+      sends it once drape reports progress)
 
 Installs the add-on from its zip, builds scenes in Python and runs the
 operators. "fake" drives the operator flow against tests/fake_drape.py
 (errors, reports, files, free, shape keys, glTF copy, collider export, pin caches, Pin To);
-"real" bakes with the real drape binary and checks the physics. Exits 1 on
+"real" bakes with the real drape binary and checks the physics; "cancel"
+checks that a signal to Blender stops a bake and leaves nothing. Exits 1 on
 any failure. Run it through `go test ./addon/`, which sets up the
 environment (private Blender user folders, TMPDIR).
 """
@@ -31,7 +38,8 @@ MOD = "drape_cloth"
 def parse_args():
     argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
     p = argparse.ArgumentParser()
-    p.add_argument("--zip", required=True)
+    p.add_argument("--zip", default="", help="the legacy add-on zip (Edit > Preferences > Add-ons > Install)")
+    p.add_argument("--ext", default="", help="an Extension zip, installed with Blender's extension install")
     p.add_argument("--work", required=True)
     p.add_argument("--cases", default="fake")
     p.add_argument("--fake", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_drape.py"))
@@ -44,9 +52,29 @@ def prefs():
 
 
 def install():
-    bpy.ops.preferences.addon_install(filepath=os.path.abspath(ARGS.zip), overwrite=True)
-    bpy.ops.preferences.addon_enable(module=MOD)
+    """Installs the add-on as Blender 3.x does (legacy zip), or as an
+    Extension (4.2+), and enables it."""
+    global MOD
+    if ARGS.ext:
+        MOD = "bl_ext.user_default.drape_cloth"
+        res = bpy.ops.extensions.package_install_files(filepath=os.path.abspath(ARGS.ext), repo="user_default",
+                                                       enable_on_install=True)
+        assert res == {'FINISHED'}, "extension install of %s: %r" % (ARGS.ext, res)
+    else:
+        bpy.ops.preferences.addon_install(filepath=os.path.abspath(ARGS.zip), overwrite=True)
+        bpy.ops.preferences.addon_enable(module=MOD)
     assert MOD in bpy.context.preferences.addons, "add-on %s not enabled after install" % MOD
+    print("Blender %s, add-on %s from %s" % (bpy.app.version_string, MOD, ARGS.ext or ARGS.zip), flush=True)
+
+
+def addon_dir():
+    import importlib
+    return os.path.dirname(importlib.import_module(MOD).__file__)
+
+
+def operators_module():
+    import importlib
+    return importlib.import_module(MOD + ".operators")
 
 
 def reset_scene():
@@ -260,6 +288,19 @@ class Base(unittest.TestCase):
 
 class FakeTests(Base):
     """The operator flow against tests/fake_drape.py."""
+
+    @classmethod
+    def setUpClass(cls):
+        # an Extension's own drape comes before the preference: set it
+        # aside while the fake stands in
+        cls.bundled = os.path.join(addon_dir(), "bin", "drape")
+        if os.path.exists(cls.bundled):
+            os.replace(cls.bundled, cls.bundled + ".aside")
+
+    @classmethod
+    def tearDownClass(cls):
+        if os.path.exists(cls.bundled + ".aside"):
+            os.replace(cls.bundled + ".aside", cls.bundled)
 
     def setUp(self):
         super().setUp()
@@ -838,7 +879,15 @@ class RealTests(Base):
 
     def setUp(self):
         super().setUp()
-        use_binary(os.path.abspath(ARGS.drape))
+        use_binary(os.path.abspath(ARGS.drape) if ARGS.drape else "")
+
+    def test_0_binary(self):
+        """The Extension bakes with the drape it carries (nothing on PATH,
+        no preference); the legacy zip with the one the test names."""
+        path = operators_module().binary(bpy.context)
+        want = os.path.join(addon_dir(), "bin", "drape") if not ARGS.drape else os.path.abspath(ARGS.drape)
+        print("drape binary in use: %s" % path)
+        self.assertEqual(os.path.realpath(path), os.path.realpath(want), "the add-on runs another drape")
 
     def upright_pinned(self, n, size, name):
         """Returns an upright n x n cloth of the given size in the XZ plane
@@ -1238,15 +1287,47 @@ class RealTests(Base):
         self.assertLess(front, -0.05, "the cloth below the pushed pins was not pulled forward")
 
 
+class CancelTests(Base):
+    """A signal to Blender (SIGINT: Ctrl-C in the terminal of blender -b;
+    SIGTERM) during bpy.ops.drape.bake() stops drape, removes its staging
+    folder, leaves the object as it was, and the operator returns CANCELLED.
+    addon_test.go sends the signal once drape reports progress and checks
+    that the drape process is gone within a second."""
+
+    def setUp(self):
+        super().setUp()
+        use_binary(os.path.abspath(ARGS.drape) if ARGS.drape else "")
+
+    def test_signal_cancels_bake(self):
+        bpy.ops.wm.save_as_mainfile(filepath=os.path.join(ARGS.work, "cancel.blend"))
+        cloth = make_cloth(n=40, size=1.6, location=(0, 0, 1.0))
+        make_sphere(radius=0.4, location=(0, 0, 0.4))
+        sc = bpy.context.scene
+        sc.frame_start, sc.frame_end = 1, 5000
+        activate(cloth)
+        before = snapshot(cloth)
+        print("cancel test: baking until a signal arrives", flush=True)
+        res = bpy.ops.drape.bake()
+        print("cancel test: bpy.ops.drape.bake() returned %r" % (res,), flush=True)
+        self.assertEqual(res, {'CANCELLED'}, "the bake was not cancelled (did the signal arrive?)")
+        self.assertEqual(snapshot(cloth), before, "a cancelled bake changed the cloth")
+        root = cache_root()
+        left = os.listdir(root) if os.path.isdir(root) else []
+        self.assertEqual(left, [], "a cancelled bake left files in %s" % root)
+        print("cancel test: object unchanged, nothing left in %s" % root, flush=True)
+
+
 def main():
     global ARGS
     ARGS = parse_args()
+    if not (ARGS.zip or ARGS.ext):
+        raise SystemExit("test_addon.py: give --zip (legacy add-on) or --ext (Extension)")
     os.makedirs(ARGS.work, exist_ok=True)
     install()
     loader = unittest.TestLoader()
     suite = unittest.TestSuite()
     for case in ARGS.cases.split(","):
-        suite.addTests(loader.loadTestsFromTestCase({"fake": FakeTests, "real": RealTests}[case]))
+        suite.addTests(loader.loadTestsFromTestCase({"fake": FakeTests, "real": RealTests, "cancel": CancelTests}[case]))
     result = unittest.TextTestRunner(stream=sys.stdout, verbosity=2).run(suite)
     sys.stdout.flush()
     if not result.wasSuccessful():

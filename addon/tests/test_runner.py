@@ -215,6 +215,34 @@ class RunnerTest(unittest.TestCase):
         with open(keep) as f:
             self.assertEqual(f.read(), "previous bake", "previous bake changed by a cancel")
 
+    def test_signal_cancels_a_synchronous_bake(self):
+        """SIGINT or SIGTERM to this process while run_sync bakes stops
+        drape and removes the staging folder, and puts back the handler
+        that was there before."""
+        import signal
+        import threading
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with self.subTest(sig=sig.name):
+                # the handler's address leads struct sigaction
+                before = bytes(runner._sigaction_get(sig))[:8]
+                job, argv = self.start_job(frames=100)
+
+                def send():
+                    deadline = time.monotonic() + 20
+                    while job.frame()[0] < 2 and time.monotonic() < deadline:
+                        time.sleep(0.02)
+                    os.kill(os.getpid(), sig)
+                t = threading.Thread(target=send)
+                t.start()
+                with Env("slow"):
+                    code = runner.run_sync(job, argv)
+                t.join()
+                self.assertEqual(job.cancelled_by, sig.name, "run_sync did not record the signal")
+                self.assertIn(code, (130, -9), "drape's exit code after the cancel")
+                self.assertIsNotNone(job.process.returncode, "drape still running after the cancel")
+                self.assertFalse(os.path.exists(job.staging), "staging folder left after a signal")
+                self.assertEqual(bytes(runner._sigaction_get(sig))[:8], before, "%s handler not restored" % sig.name)
+
     def test_cancel_kills_stubborn_process(self):
         job = runner.BakeJob(self.final)
         proc = job.start([sys.executable, "-c",
