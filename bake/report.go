@@ -172,6 +172,12 @@ func (r *Report) WriteSummary(w io.Writer) {
 			fmt.Fprintf(w, ": quantized, %.0f%% smaller than the %.1f KiB of float targets",
 				100*(1-float64(o.Bytes)/float64(o.UnquantizedBytes)), float64(o.UnquantizedBytes)/1024)
 		}
+		if m := o.Morph; m != nil && m.Compressed {
+			fmt.Fprintf(w, "; %d morph targets (compressed, max error %.3g mm, RMS %.3g mm), %.1fx smaller than the %.1f KiB of exact targets",
+				m.Targets, 1e3*m.MaxError, 1e3*m.RMSError, float64(o.ExactBytes)/float64(max(o.Bytes, 1)), float64(o.ExactBytes)/1024)
+		} else if m != nil {
+			fmt.Fprintf(w, "; %d morph targets (one per frame)", m.Targets)
+		}
 		fmt.Fprintln(w)
 	}
 }

@@ -66,6 +66,8 @@ type Job struct {
 	// simToSource maps simulation vertices to the input's own vertex ids
 	// (built on first use by sourceVertex).
 	simToSource []int32
+	// warn is the caller's Warn hook (Options.Warn), or nil.
+	warn func(string)
 }
 
 // inputReadOptions are the read options of the scene's input mesh.
@@ -86,7 +88,7 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 			opt.Warn(s)
 		}
 	}
-	j := &Job{Scene: sc}
+	j := &Job{Scene: sc, warn: opt.Warn}
 	if err := j.checkOutputs(); err != nil {
 		return nil, err
 	}

@@ -30,6 +30,8 @@ type Scene struct {
 	FrameStep     int            `json:"frame_step,omitempty"`
 	Quantize      bool           `json:"quantize,omitempty"`
 	Normals       *bool          `json:"normals,omitempty"`
+	MorphTargets  MorphTargets   `json:"morph_targets,omitempty"`
+	MaxError      float64        `json:"max_error,omitempty"`
 	Solver        string         `json:"solver,omitempty"`
 	Substeps      int            `json:"substeps,omitempty"`
 	Iterations    int            `json:"iterations,omitempty"`
@@ -72,6 +74,53 @@ func (o *Outputs) UnmarshalJSON(b []byte) error {
 	}
 	*o = many
 	return nil
+}
+
+// MorphTargets is the most morph targets a glTF output gets (scene key
+// morph_targets, flag --morph-targets): 0 for the default (64), or
+// AllMorphTargets for one exact target per frame; "all" in JSON.
+type MorphTargets int
+
+// AllMorphTargets asks for one exact morph target per frame.
+const AllMorphTargets MorphTargets = meshio.AllTargets
+
+// ParseMorphTargets parses "all" or a target count.
+func ParseMorphTargets(s string) (MorphTargets, error) {
+	if strings.EqualFold(strings.TrimSpace(s), "all") {
+		return AllMorphTargets, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%q: must be a target count >= 1 or all", s)
+	}
+	return MorphTargets(n), nil
+}
+
+// UnmarshalJSON accepts a count or "all".
+func (m *MorphTargets) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		v, err := ParseMorphTargets(s)
+		if err != nil {
+			return fmt.Errorf("morph_targets %v", err)
+		}
+		*m = v
+		return nil
+	}
+	var n int
+	if err := json.Unmarshal(b, &n); err != nil {
+		return errors.New(`morph_targets must be a target count or "all"`)
+	}
+	*m = MorphTargets(n)
+	return nil
+}
+
+// MarshalJSON writes "all" or the count.
+func (m MorphTargets) MarshalJSON() ([]byte, error) {
+	if m == AllMorphTargets {
+		return []byte(`"all"`), nil
+	}
+	return json.Marshal(int(m))
 }
 
 // FabricSpec picks a fabric preset and overrides single fields of it.
@@ -458,6 +507,15 @@ func (s *Scene) Validate() error {
 	}
 	if s.Weld < 0 || s.Weld > 0.01 || !finite(s.Weld) {
 		return s.rangeError("weld", s.Weld, "must be in [0, 0.01] (relative to the mesh's size; 0 = default 1e-6)")
+	}
+	if s.MorphTargets != AllMorphTargets && (s.MorphTargets < 0 || s.MorphTargets > 1024) {
+		return s.rangeError("morph_targets", int(s.MorphTargets), `must be in 1..1024 or "all" (0 = the default, 64)`)
+	}
+	if s.MaxError < 0 || s.MaxError > 1 || !finite(s.MaxError) {
+		return s.rangeError("max_error", s.MaxError, "must be in (0, 1] m (0 = the default, 0.0005)")
+	}
+	if s.MaxError > 0 && s.MorphTargets == AllMorphTargets {
+		return s.rangeError("max_error", s.MaxError, `exact targets (morph_targets "all") have no error to bound: drop one of the two`)
 	}
 	for i, o := range s.Output {
 		if _, err := OutputKind(o); err != nil {

@@ -20,6 +20,12 @@ type OutputInfo struct {
 	// UnquantizedBytes is the size the glTF would have without --quantize
 	// (0 when not quantized), so the saving can be reported.
 	UnquantizedBytes int64 `json:"unquantized_bytes,omitempty"`
+	// Morph tells how a glTF output stored its frames: the morph target
+	// count and, for a compressed basis, the measured error.
+	Morph *meshio.MorphInfo `json:"morph,omitempty"`
+	// ExactBytes is, for compressed targets, the size with one exact target
+	// per frame.
+	ExactBytes int64 `json:"exact_bytes,omitempty"`
 }
 
 // countingWriter counts bytes and discards them.
@@ -73,14 +79,30 @@ func (j *Job) Write(ctx context.Context, rec *Recording) ([]OutputInfo, error) {
 			return fail(badInput(fmt.Errorf("output %s: %w", p, err), ""))
 		}
 		var s *staged
-		var plain int64
+		var plain, exact int64
+		var morph *meshio.MorphInfo
 		switch kind {
 		case "glb", "gltf":
-			s, err = stageFile(p, func(w io.Writer) error { return j.writeGLTF(w, rec, render, kind == "glb", j.Scene.Quantize) })
+			var mi meshio.MorphInfo
+			s, err = stageFile(p, func(w io.Writer) (err error) {
+				mi, err = j.writeGLTF(w, rec, render, kind == "glb", j.Scene.Quantize, false)
+				return err
+			})
+			morph = &mi
 			if err == nil && j.Scene.Quantize {
 				var cw countingWriter
-				if err = j.writeGLTF(&cw, rec, render, kind == "glb", false); err == nil {
+				if _, err = j.writeGLTF(&cw, rec, render, kind == "glb", false, false); err == nil {
 					plain = cw.n
+				}
+			}
+			if err == nil && mi.Compressed {
+				var cw countingWriter
+				if _, err = j.writeGLTF(&cw, rec, render, kind == "glb", j.Scene.Quantize, true); err == nil {
+					exact = cw.n
+				}
+				if !mi.BoundMet {
+					j.warnf("%s: %d morph targets reach a max error of %.3g mm, above the bound of %.3g mm: allow more targets (--morph-targets, up to 1024), a larger --max-error, or exact targets with --morph-targets all",
+						p, mi.Targets, 1e3*mi.MaxError, 1e3*mi.Bound)
 				}
 			}
 		case "pc2", "mdd":
@@ -98,7 +120,7 @@ func (j *Job) Write(ctx context.Context, rec *Recording) ([]OutputInfo, error) {
 			return fail(err)
 		}
 		st = append(st, s)
-		infos = append(infos, OutputInfo{Path: strings.TrimSuffix(p, "/"), Kind: kind, UnquantizedBytes: plain})
+		infos = append(infos, OutputInfo{Path: strings.TrimSuffix(p, "/"), Kind: kind, UnquantizedBytes: plain, Morph: morph, ExactBytes: exact})
 	}
 	if err := commitAll(st, ctx.Err()); err != nil {
 		return nil, err
@@ -151,7 +173,9 @@ func (j *Job) toFileYUp(p vec.Vec3) vec.Vec3 { return p.Scale(1 / j.Scene.Scale)
 
 func (j *Job) normalsOn() bool { return j.Scene.Normals == nil || *j.Scene.Normals }
 
-func (j *Job) writeGLTF(w io.Writer, rec *Recording, render [][]vec.Vec3, binary, quantize bool) error {
+// writeGLTF writes the glTF output; exact forces one target per frame (to
+// report the size compression saved).
+func (j *Job) writeGLTF(w io.Writer, rec *Recording, render [][]vec.Vec3, binary, quantize, exact bool) (meshio.MorphInfo, error) {
 	// The writer maps world positions back through node transforms and the
 	// read scale itself.
 	a := &meshio.Animation{FPS: j.Scene.FPS, Times: j.times(rec), Frames: render}
@@ -162,12 +186,31 @@ func (j *Job) writeGLTF(w io.Writer, rec *Recording, render [][]vec.Vec3, binary
 			meshio.RenderNormals(j.Welded, sim, a.Normals[k])
 		}
 	}
-	return meshio.WriteGLTF(w, j.Mesh, a, meshio.GLTFOptions{
+	morph := meshio.MorphOptions{
+		MaxTargets: int(j.Scene.MorphTargets),
+		MaxError:   j.Scene.MaxError,
+		Compress:   j.Scene.MaxError > 0,
+	}
+	if exact {
+		morph = meshio.MorphOptions{MaxTargets: meshio.AllTargets}
+	}
+	return meshio.WriteGLTFInfo(w, j.Mesh, a, meshio.GLTFOptions{
 		Binary:    binary,
 		Quantize:  quantize,
 		Normals:   j.normalsOn(),
 		Generator: "drape " + Version,
+		Morph:     morph,
 	})
+}
+
+// warnf records a warning in the report and passes it to the caller's
+// Warn hook.
+func (j *Job) warnf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	j.Warnings = append(j.Warnings, msg)
+	if j.warn != nil {
+		j.warn(msg)
+	}
 }
 
 func (j *Job) writeOBJSeq(dir string, rec *Recording, render [][]vec.Vec3) error {

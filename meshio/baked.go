@@ -20,13 +20,19 @@ type Baked struct {
 	// file has one, else k/24.
 	Times []float64
 	// Frames are the positions of Mesh's render vertices (primitives
-	// concatenated) with morph target k fully applied.
+	// concatenated) at each time: the weights animation's keys applied to
+	// the morph targets (a compressed basis plays the same way), or, in a
+	// file without one, target k fully applied.
 	Frames [][]vec.Vec3
+	// Targets is the number of morph targets.
+	Targets int
 }
 
 // ReadBaked reads every primitive with POSITION morph targets from a glTF
-// or GLB file and evaluates one frame per target: base + target k, through
-// the node transforms. It is how drape preview reads a bake.
+// or GLB file and evaluates one frame per key of its weights animation
+// (base + sum of weight x target, through the node transforms), or one
+// frame per target when no animation drives the weights. It is how drape
+// preview reads a bake, and how tests read back what a file plays.
 func ReadBaked(path string) (*Baked, error) {
 	opt := DefaultReadOptions()
 	opt.AllMeshes = true
@@ -89,51 +95,81 @@ func ReadBaked(path string) (*Baked, error) {
 	if targets <= 0 {
 		return nil, &ParseError{Path: path, Place: "meshes", Msg: "no morph targets: this is not a baked animation (bake it with drape bake first)", Err: ErrNoGeometry}
 	}
-	out.Frames = make([][]vec.Vec3, targets)
+	out.Targets = targets
+	times, weights := bakedWeights(doc, targets)
 	n := out.Mesh.NumVertices()
-	for k := range out.Frames {
+	out.Frames = make([][]vec.Vec3, len(weights))
+	for k, w := range weights {
 		f := make([]vec.Vec3, 0, n)
 		for pi, p := range out.Mesh.Primitives {
 			for v, base := range p.Positions {
-				f = append(f, base.Add(mats[pi].MulDir(deltas[pi][k][v])))
+				d := vec.Vec3{}
+				for t, x := range w {
+					if x != 0 {
+						d = d.Add(deltas[pi][t][v].Scale(x))
+					}
+				}
+				f = append(f, base.Add(mats[pi].MulDir(d)))
 			}
 		}
 		out.Frames[k] = f
 	}
-	out.Times = bakedTimes(doc, targets)
+	out.Times = times
 	return out, nil
 }
 
-// bakedTimes returns the input times of the first weights animation sampler
-// with one key per target, or k/24.
-func bakedTimes(doc *gltf.Document, n int) []float64 {
+// bakedWeights returns the key times and weights of the first weights
+// animation channel whose output holds n weights per key (LINEAR or STEP;
+// CUBICSPLINE keys give their values), or, without one, one key per target
+// at k/24 showing target k alone.
+func bakedWeights(doc *gltf.Document, n int) ([]float64, [][]float64) {
 	for _, a := range doc.Animations {
 		for _, ch := range a.Channels {
 			if ch.Target.Path != gltf.TRSWeights || ch.Sampler < 0 || ch.Sampler >= len(a.Samplers) {
 				continue
 			}
-			in := a.Samplers[ch.Sampler].Input
-			if in < 0 || in >= len(doc.Accessors) {
+			s := a.Samplers[ch.Sampler]
+			if s.Input < 0 || s.Input >= len(doc.Accessors) || s.Output < 0 || s.Output >= len(doc.Accessors) {
 				continue
 			}
-			data, err := modeler.ReadAccessor(doc, doc.Accessors[in], nil)
+			in, err := modeler.ReadAccessor(doc, doc.Accessors[s.Input], nil)
 			if err != nil {
 				continue
 			}
-			ts, ok := data.([]float32)
-			if !ok || len(ts) != n {
+			ts, ok := in.([]float32)
+			if !ok || len(ts) == 0 {
 				continue
 			}
-			out := make([]float64, n)
-			for i, t := range ts {
-				out[i] = float64(t)
+			outRaw, err := modeler.ReadAccessor(doc, doc.Accessors[s.Output], nil)
+			if err != nil {
+				continue
 			}
-			return out
+			ws, ok := outRaw.([]float32)
+			per, skip := n, 0
+			if s.Interpolation == gltf.InterpolationCubicSpline {
+				per, skip = 3*n, n
+			}
+			if !ok || len(ws) != per*len(ts) {
+				continue
+			}
+			times := make([]float64, len(ts))
+			weights := make([][]float64, len(ts))
+			for k, t := range ts {
+				times[k] = float64(t)
+				weights[k] = make([]float64, n)
+				for i := range n {
+					weights[k][i] = float64(ws[k*per+skip+i])
+				}
+			}
+			return times, weights
 		}
 	}
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = float64(i) / 24
+	times := make([]float64, n)
+	weights := make([][]float64, n)
+	for i := range times {
+		times[i] = float64(i) / 24
+		weights[i] = make([]float64, n)
+		weights[i][i] = 1
 	}
-	return out
+	return times, weights
 }

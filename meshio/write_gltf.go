@@ -97,12 +97,16 @@ type GLTFOptions struct {
 	Normals bool
 	// Generator is written to asset.generator when not empty.
 	Generator string
+	// Morph says whether the frames become one exact morph target each or
+	// a compressed basis of a few (see MorphOptions).
+	Morph MorphOptions
 }
 
 // Names written into the asset.
 const (
 	animationName    = "drape bake"
 	targetNameFormat = "frame_%04d"
+	basisNameFormat  = "basis_%02d"
 	extQuantization  = "KHR_mesh_quantization"
 	extMeshopt       = "EXT_meshopt_compression"
 	extDraco         = "KHR_draco_mesh_compression"
@@ -125,23 +129,36 @@ const (
 // when present, a default double-sided material per material index) and the
 // same animation.
 func WriteGLTF(w io.Writer, m *Mesh, a *Animation, opt GLTFOptions) error {
+	_, err := WriteGLTFInfo(w, m, a, opt)
+	return err
+}
+
+// WriteGLTFInfo is WriteGLTF that also says how the frames were stored:
+// with opt.Morph, a bake with more frames than the target limit (or any
+// bake, with Morph.Compress) gets a compressed basis of K targets instead
+// of one per frame (see MorphOptions), played by the same weights channel.
+func WriteGLTFInfo(w io.Writer, m *Mesh, a *Animation, opt GLTFOptions) (MorphInfo, error) {
 	if m == nil {
-		return errors.New("write gltf: no mesh")
+		return MorphInfo{}, errors.New("write gltf: no mesh")
 	}
 	if err := a.check(m.NumVertices()); err != nil {
-		return fmt.Errorf("write gltf: %w", err)
+		return MorphInfo{}, fmt.Errorf("write gltf: %w", err)
+	}
+	if err := opt.Morph.check(); err != nil {
+		return MorphInfo{}, fmt.Errorf("write gltf: %w", err)
 	}
 	var (
-		doc *gltf.Document
-		err error
+		doc  *gltf.Document
+		info MorphInfo
+		err  error
 	)
 	if m.gltf != nil {
-		doc, err = bakeIntoSource(m, a, opt)
+		doc, info, err = bakeIntoSource(m, a, opt)
 	} else {
-		doc, err = bakeNewAsset(m, a, opt)
+		doc, info, err = bakeNewAsset(m, a, opt)
 	}
 	if err != nil {
-		return fmt.Errorf("write gltf: %w", err)
+		return info, fmt.Errorf("write gltf: %w", err)
 	}
 	if opt.Generator != "" {
 		doc.Asset.Generator = opt.Generator
@@ -150,12 +167,12 @@ func WriteGLTF(w io.Writer, m *Mesh, a *Animation, opt GLTFOptions) error {
 	enc := gltf.NewEncoder(ew)
 	enc.AsBinary = opt.Binary
 	if err := enc.Encode(doc); err != nil {
-		return fmt.Errorf("write gltf: %w", err)
+		return info, fmt.Errorf("write gltf: %w", err)
 	}
 	if ew.err != nil {
-		return fmt.Errorf("write gltf: %w", ew.err)
+		return info, fmt.Errorf("write gltf: %w", ew.err)
 	}
-	return nil
+	return info, nil
 }
 
 // errWriter keeps the first write error, which gltf.Encoder does not check
@@ -271,12 +288,19 @@ type clothNode struct {
 	// mesh's space is this many times larger than the local space toLocal
 	// maps to. 1 unless quantizing displacements larger than 1.
 	scale float64
+	// weights are, for a compressed basis, each frame's target weights;
+	// nil for one exact target per frame.
+	weights [][]float32
 }
 
 // bakeTargets adds the morph targets, base accessors, weights and target
-// names to cn's mesh.
-func bakeTargets(b *binBuilder, cn *clothNode, a *Animation, opt GLTFOptions) error {
+// names to cn's mesh: one exact target per frame, or a compressed basis.
+func bakeTargets(b *binBuilder, cn *clothNode, a *Animation, opt GLTFOptions) (MorphInfo, error) {
 	nf := len(a.Frames)
+	if opt.Morph.compressed(nf) {
+		return basisTargets(b, cn, a, opt)
+	}
+	info := MorphInfo{Targets: nf, BoundMet: true}
 	maxN := 0
 	for _, cp := range cn.prims {
 		maxN = max(maxN, len(cp.base))
@@ -307,31 +331,11 @@ func bakeTargets(b *binBuilder, cn *clothNode, a *Animation, opt GLTFOptions) er
 		}
 	}
 	inv := 1 / cn.scale
-
-	// base attributes
+	if err := writeBase(b, cn, opt); err != nil {
+		return info, err
+	}
 	for i := range cn.prims {
-		cp := &cn.prims[i]
-		if cn.scale != 1 {
-			for j := range cp.base {
-				cp.base[j] = cp.base[j].Scale(inv)
-			}
-			cp.needBasePos = true
-		}
-		if cp.needBasePos {
-			idx, err := b.vec3s(cp.base, true)
-			if err != nil {
-				return fmt.Errorf("base positions: %w", err)
-			}
-			cp.gp.Attributes[gltf.POSITION] = idx
-		}
-		if opt.Normals && cp.needBaseN {
-			idx, err := b.vec3s(cp.baseN, false)
-			if err != nil {
-				return fmt.Errorf("base normals: %w", err)
-			}
-			cp.gp.Attributes[gltf.NORMAL] = idx
-		}
-		cp.gp.Targets = make([]gltf.PrimitiveAttributes, 0, nf)
+		cn.prims[i].gp.Targets = make([]gltf.PrimitiveAttributes, 0, nf)
 	}
 
 	// one target per stored frame; the mesh's space is local / scale
@@ -371,7 +375,7 @@ func bakeTargets(b *binBuilder, cn *clothNode, a *Animation, opt GLTFOptions) er
 				idx, err = b.vec3s(d, true)
 			}
 			if err != nil {
-				return fmt.Errorf("frame %d, %s: %w", k, primName(cp), err)
+				return info, fmt.Errorf("frame %d, %s: %w", k, primName(cp), err)
 			}
 			t[gltf.POSITION] = idx
 			if opt.Normals {
@@ -392,7 +396,7 @@ func bakeTargets(b *binBuilder, cn *clothNode, a *Animation, opt GLTFOptions) er
 					idx, err = b.vec3s(d, false)
 				}
 				if err != nil {
-					return fmt.Errorf("normals of frame %d, %s: %w", k, primName(cp), err)
+					return info, fmt.Errorf("normals of frame %d, %s: %w", k, primName(cp), err)
 				}
 				t[gltf.NORMAL] = idx
 			}
@@ -413,6 +417,36 @@ func bakeTargets(b *binBuilder, cn *clothNode, a *Animation, opt GLTFOptions) er
 	}
 	extras["targetNames"] = names
 	cn.mesh.Extras = extras
+	return info, nil
+}
+
+// writeBase writes the base POSITION (scaled by 1 / cn.scale) and NORMAL
+// accessors the primitives of cn need.
+func writeBase(b *binBuilder, cn *clothNode, opt GLTFOptions) error {
+	inv := 1 / cn.scale
+	for i := range cn.prims {
+		cp := &cn.prims[i]
+		if cn.scale != 1 {
+			for j := range cp.base {
+				cp.base[j] = cp.base[j].Scale(inv)
+			}
+			cp.needBasePos = true
+		}
+		if cp.needBasePos {
+			idx, err := b.vec3s(cp.base, true)
+			if err != nil {
+				return fmt.Errorf("base positions: %w", err)
+			}
+			cp.gp.Attributes[gltf.POSITION] = idx
+		}
+		if opt.Normals && cp.needBaseN {
+			idx, err := b.vec3s(cp.baseN, false)
+			if err != nil {
+				return fmt.Errorf("base normals: %w", err)
+			}
+			cp.gp.Attributes[gltf.NORMAL] = idx
+		}
+	}
 	return nil
 }
 
@@ -507,16 +541,32 @@ func addAnimation(b *binBuilder, nodes []*clothNode, a *Animation) error {
 	lo, hi := float64(float32(a.Times[0])), float64(float32(a.Times[nf-1]))
 	in := b.accessor(view, gltf.ComponentFloat, gltf.AccessorScalar, nf, false, []float64{lo}, []float64{hi})
 
-	// output: frame k shows target k alone (one-hot rows, nf x nf)
-	view, dst = b.view(4*nf*nf, 0, gltf.TargetNone)
-	one := math.Float32bits(1)
-	for k := range nf {
-		binary.LittleEndian.PutUint32(dst[4*(k*nf+k):], one)
-	}
-	out := b.accessor(view, gltf.ComponentFloat, gltf.AccessorScalar, nf*nf, false, nil, nil)
-
+	// exact targets: frame k shows target k alone (one-hot rows, nf x nf),
+	// one output shared by every node; a basis: each node's own weights
+	shared := -1
 	anim := &gltf.Animation{Name: animationName}
 	for _, cn := range nodes {
+		var out int
+		if cn.weights == nil {
+			if shared < 0 {
+				view, dst = b.view(4*nf*nf, 0, gltf.TargetNone)
+				one := math.Float32bits(1)
+				for k := range nf {
+					binary.LittleEndian.PutUint32(dst[4*(k*nf+k):], one)
+				}
+				shared = b.accessor(view, gltf.ComponentFloat, gltf.AccessorScalar, nf*nf, false, nil, nil)
+			}
+			out = shared
+		} else {
+			nt := len(cn.weights[0])
+			view, dst = b.view(4*nf*nt, 0, gltf.TargetNone)
+			for k, row := range cn.weights {
+				for i, x := range row {
+					binary.LittleEndian.PutUint32(dst[4*(k*nt+i):], math.Float32bits(x))
+				}
+			}
+			out = b.accessor(view, gltf.ComponentFloat, gltf.AccessorScalar, nf*nt, false, nil, nil)
+		}
 		anim.Samplers = append(anim.Samplers, &gltf.AnimationSampler{Input: in, Output: out, Interpolation: gltf.InterpolationLinear})
 		anim.Channels = append(anim.Channels, &gltf.AnimationChannel{
 			Sampler: len(anim.Samplers) - 1,
@@ -528,7 +578,7 @@ func addAnimation(b *binBuilder, nodes []*clothNode, a *Animation) error {
 }
 
 // bakeNewAsset builds a one-node, one-mesh asset for an OBJ or STL input.
-func bakeNewAsset(m *Mesh, a *Animation, opt GLTFOptions) (*gltf.Document, error) {
+func bakeNewAsset(m *Mesh, a *Animation, opt GLTFOptions) (*gltf.Document, MorphInfo, error) {
 	doc := gltf.NewDocument()
 	doc.Asset.Generator = "drape"
 	b := &binBuilder{doc: doc, data: make([]byte, 0, estimateSize(m, a, opt))}
@@ -589,7 +639,7 @@ func bakeNewAsset(m *Mesh, a *Animation, opt GLTFOptions) (*gltf.Document, error
 			// the input's own normals are kept even without normal targets
 			idx, err := b.vec3s(cp.baseN, false)
 			if err != nil {
-				return nil, fmt.Errorf("%s: normals: %w", p.Name, err)
+				return nil, MorphInfo{}, fmt.Errorf("%s: normals: %w", p.Name, err)
 			}
 			gp.Attributes[gltf.NORMAL] = idx
 		}
@@ -605,8 +655,9 @@ func bakeNewAsset(m *Mesh, a *Animation, opt GLTFOptions) (*gltf.Document, error
 		cn.prims = append(cn.prims, cp)
 		render += n
 	}
-	if err := bakeTargets(b, cn, a, opt); err != nil {
-		return nil, err
+	info, err := bakeTargets(b, cn, a, opt)
+	if err != nil {
+		return nil, info, err
 	}
 	node := &gltf.Node{Name: name, Mesh: gltf.Index(0), Matrix: gltf.DefaultMatrix, Rotation: gltf.DefaultRotation, Scale: gltf.DefaultScale}
 	if cn.scale != 1 {
@@ -619,10 +670,10 @@ func bakeNewAsset(m *Mesh, a *Animation, opt GLTFOptions) (*gltf.Document, error
 	doc.Nodes = []*gltf.Node{node}
 	doc.Scenes[0].Nodes = []int{0}
 	if err := addAnimation(b, []*clothNode{cn}, a); err != nil {
-		return nil, err
+		return nil, info, err
 	}
 	b.finishBuffer()
-	return doc, nil
+	return doc, info, nil
 }
 
 // texcoords writes UVs as a float VEC2 accessor.
@@ -689,11 +740,11 @@ func dropUsed(doc *gltf.Document, ext string) {
 
 // bakeIntoSource writes the animation into a copy of the source glTF
 // document.
-func bakeIntoSource(m *Mesh, a *Animation, opt GLTFOptions) (*gltf.Document, error) {
+func bakeIntoSource(m *Mesh, a *Animation, opt GLTFOptions) (doc *gltf.Document, info MorphInfo, err error) {
 	src := m.gltf.doc
-	doc, err := cloneJSON(src)
+	doc, err = cloneJSON(src)
 	if err != nil {
-		return nil, fmt.Errorf("copy the source document: %w", err)
+		return nil, info, fmt.Errorf("copy the source document: %w", err)
 	}
 	b := &binBuilder{doc: doc, data: make([]byte, 0, estimateSize(m, a, opt)+sourceBytes(src))}
 
@@ -702,11 +753,11 @@ func bakeIntoSource(m *Mesh, a *Animation, opt GLTFOptions) (*gltf.Document, err
 	doc.BufferViews = nil
 	for i, bv := range views {
 		if bv.Buffer < 0 || bv.Buffer >= len(src.Buffers) {
-			return nil, fmt.Errorf("bufferViews[%d]: buffer %d does not exist", i, bv.Buffer)
+			return nil, info, fmt.Errorf("bufferViews[%d]: buffer %d does not exist", i, bv.Buffer)
 		}
 		data := src.Buffers[bv.Buffer].Data
 		if bv.ByteOffset < 0 || bv.ByteLength < 0 || bv.ByteOffset+bv.ByteLength > len(data) {
-			return nil, fmt.Errorf("bufferViews[%d]: bytes %d..%d of buffer %d, which holds %d bytes", i, bv.ByteOffset, bv.ByteOffset+bv.ByteLength, bv.Buffer, len(data))
+			return nil, info, fmt.Errorf("bufferViews[%d]: bytes %d..%d of buffer %d, which holds %d bytes", i, bv.ByteOffset, bv.ByteOffset+bv.ByteLength, bv.Buffer, len(data))
 		}
 		_, dst := b.view(bv.ByteLength, 0, 0)
 		copy(dst, data[bv.ByteOffset:bv.ByteOffset+bv.ByteLength])
@@ -732,15 +783,17 @@ func bakeIntoSource(m *Mesh, a *Animation, opt GLTFOptions) (*gltf.Document, err
 
 	nodes, err := sourceClothNodes(m, doc, src, opt)
 	if err != nil {
-		return nil, err
+		return nil, info, err
 	}
 	for _, cn := range nodes {
-		if err := bakeTargets(b, cn, a, opt); err != nil {
-			return nil, fmt.Errorf("node %d: %w", cn.node, err)
+		ni, err := bakeTargets(b, cn, a, opt)
+		if err != nil {
+			return nil, info, fmt.Errorf("node %d: %w", cn.node, err)
 		}
+		info = info.merge(ni)
 		if cn.scale != 1 {
 			if err := addQuantizationLeaf(doc, cn); err != nil {
-				return nil, err
+				return nil, info, err
 			}
 		}
 	}
@@ -749,10 +802,10 @@ func bakeIntoSource(m *Mesh, a *Animation, opt GLTFOptions) (*gltf.Document, err
 	}
 	dropWeightAnimations(doc, nodes)
 	if err := addAnimation(b, nodes, a); err != nil {
-		return nil, err
+		return nil, info, err
 	}
 	b.finishBuffer()
-	return doc, nil
+	return doc, info, nil
 }
 
 // sourceBytes is the size of the source's buffers.

@@ -68,6 +68,8 @@ output (nothing written), 130 cancelled.`,
 			&cli.BoolFlag{Name: "sleep", Usage: "let vertices at rest sleep once the whole cloth is calm (resting frames cost almost nothing)"},
 			&cli.BoolFlag{Name: "quantize", Usage: "write KHR_mesh_quantization morph targets (smaller glTF)"},
 			&cli.BoolFlag{Name: "no-normals", Usage: "write no NORMAL morph targets"},
+			&cli.StringFlag{Name: "morph-targets", Usage: "most glTF morph targets `K` (default 64): more frames are compressed into K basis shapes; all = one exact target per frame"},
+			&cli.Float64Flag{Name: "max-error", Usage: "compress glTF morph targets to a largest vertex error of `M` metres at any frame (default 0.0005 when frames > 64)"},
 			&cli.Int64Flag{Name: "seed", Usage: "seed of the wind gusts"},
 			&cli.StringFlag{Name: "progress", Value: "auto", Usage: "auto (a bar on a terminal), bar, json (one object per frame on stdout) or none"},
 			&cli.StringFlag{Name: "report", Usage: "write a JSON report to `FILE` (a batch writes FILE per job, suffixed)"},
@@ -193,6 +195,14 @@ func applyFlags(c *cli.Context, sc *bake.Scene) error {
 	if c.IsSet("quantize") {
 		sc.Quantize = c.Bool("quantize")
 	}
+	if c.IsSet("morph-targets") {
+		k, err := bake.ParseMorphTargets(c.String("morph-targets"))
+		if err != nil {
+			return usagef("--morph-targets %v", err)
+		}
+		sc.MorphTargets = k
+	}
+	setFloat("max-error", &sc.MaxError)
 	if c.IsSet("no-normals") {
 		n := !c.Bool("no-normals")
 		sc.Normals = &n
