@@ -69,9 +69,13 @@ type Report struct {
 	// requirements met or missed.
 	Quality Quality `json:"quality"`
 
-	PrepareSeconds  float64  `json:"prepare_s"`
-	SimSeconds      float64  `json:"simulate_s"`
-	WriteSeconds    float64  `json:"write_s"`
+	PrepareSeconds float64 `json:"prepare_s"`
+	SimSeconds     float64 `json:"simulate_s"`
+	WriteSeconds   float64 `json:"write_s"`
+	// QualitySeconds is the time the last-frame figures and the quality
+	// certificate took (with self-collision, a search for intersecting
+	// pairs in every written frame).
+	QualitySeconds  float64  `json:"quality_s"`
 	SecondsPerFrame float64  `json:"seconds_per_frame"`
 	Warnings        []string `json:"warnings,omitempty"`
 }

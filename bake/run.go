@@ -307,6 +307,8 @@ func Run(ctx context.Context, sc *Scene, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	writeTime := time.Since(tw)
+	tq := time.Now()
 	rep := j.report(rec, outs)
 	if opt.Warn != nil {
 		for _, w := range rep.Warnings[len(j.Warnings):] {
@@ -315,7 +317,8 @@ func Run(ctx context.Context, sc *Scene, opt Options) (*Report, error) {
 	}
 	rep.PrepareSeconds = rec.started.Sub(t0).Seconds()
 	rep.SimSeconds = simTime.Seconds() - rep.PrepareSeconds
-	rep.WriteSeconds = time.Since(tw).Seconds()
+	rep.WriteSeconds = writeTime.Seconds()
+	rep.QualitySeconds = time.Since(tq).Seconds()
 	rep.SecondsPerFrame = rep.SimSeconds / float64(max(1, sc.Frames-1))
 	return rep, nil
 }
