@@ -134,7 +134,7 @@ func (r *Requirements) validate(s *Scene, key string) error {
 // ParseRequireFlag parses one --require value, KEY<=VALUE, into r. A key
 // given twice keeps the tighter bound.
 func ParseRequireFlag(s string, r *Requirements) error {
-	const example = "e.g. --require max_strain<=0.02 (keys: max_strain, last_strain, penetration_m, self_intersections)"
+	const example = "e.g. --require 'max_strain<=0.02' (keys: max_strain, last_strain, penetration_m, self_intersections; quoted, as a shell reads < as a redirection)"
 	key, val, ok := strings.Cut(s, "<=")
 	if !ok {
 		for _, op := range []string{">=", "==", "<", ">", "="} {
@@ -150,7 +150,7 @@ func ParseRequireFlag(s string, r *Requirements) error {
 		known = known || k == key
 	}
 	if !known {
-		return fmt.Errorf("--require %q: unknown key %q%s; keys: %s (e.g. --require max_strain<=0.02)", s, key, suggest(key, QualityKeys), strings.Join(QualityKeys, ", "))
+		return fmt.Errorf("--require %q: unknown key %q%s; keys: %s (e.g. --require 'max_strain<=0.02')", s, key, suggest(key, QualityKeys), strings.Join(QualityKeys, ", "))
 	}
 	v, err := strconv.ParseFloat(val, 64)
 	if err != nil || !finite(v) || v < 0 {
@@ -171,7 +171,7 @@ func ParseRequireFlag(s string, r *Requirements) error {
 	case KeySelfIntersections:
 		n, err := strconv.Atoi(val)
 		if err != nil || n < 0 {
-			return fmt.Errorf("--require %q: %q is not a whole number >= 0 (a count of triangle pairs), e.g. self_intersections<=0", s, val)
+			return fmt.Errorf("--require %q: %q is not a whole number >= 0 (a count of triangle pairs), e.g. --require 'self_intersections<=0'", s, val)
 		}
 		if r.SelfIntersections == nil || n < *r.SelfIntersections {
 			r.SelfIntersections = &n

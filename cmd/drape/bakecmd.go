@@ -32,7 +32,7 @@ Examples:
    drape bake sheet.glb --collider sphere:0,0,0,0.5 --self-collision -o sheet.pc2
    drape bake scene.json --progress json --report report.json
    drape bake examples/ -j 2 --json
-   drape bake scene.json --require max_strain<=0.02 --require self_intersections<=0
+   drape bake scene.json --require 'max_strain<=0.02' --require 'self_intersections<=0'
 
 Every bake checks its quality (largest edge strain in any frame and at the last frame, deepest collider
 penetration, intersecting triangle pairs) against the fabric's bounds, warns on stderr for each exceeded
@@ -75,7 +75,7 @@ output (nothing written), 130 cancelled.`,
 			&cli.StringFlag{Name: "report", Usage: "write a JSON report to `FILE` (a batch writes FILE per job, suffixed)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON object on stdout"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "bake up to `N` jobs of a batch at once"},
-			&cli.StringSliceFlag{Name: "require", Usage: "fail the bake with exit code 5 (outputs still written) unless `KEY<=VALUE` holds; keys max_strain, last_strain (edge strain, 0.01 = 1 %), penetration_m, self_intersections; repeatable"},
+			&cli.StringSliceFlag{Name: "require", Usage: "fail the bake with exit code 5 (outputs still written) unless `KEY<=VALUE` holds (quote it: a shell reads < as a redirection); keys max_strain, last_strain (edge strain, 0.01 = 1 %), penetration_m, self_intersections; repeatable"},
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the bake to `FILE` (for go tool pprof)"},
 		},
 		Action: bakeAction,
