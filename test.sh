@@ -3,7 +3,9 @@
 # fresh Debian machine with Go needs nothing else: Blender 3.4 and numpy
 # (Debian packages, the real client of our glTF and of the add-on; Xvfb runs
 # the add-on's interactive bake test in a real window), and the
-# Khronos glTF validator and three.js (npm, into tools/node). Idempotent.
+# Khronos glTF validator and three.js (npm, into tools/node), and Blender as a
+# Python module (bpy 4.5 LTS and 5.0 from PyPI, each in tools/venv/bpy-VERSION,
+# for the add-on's Extension tests; tools/bpy_venv.sh). Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -23,6 +25,11 @@ if [ ! -d tools/node/node_modules/gltf-validator ] || [ ! -d tools/node/node_mod
   echo "test.sh: installing the glTF validator and three.js into tools/node" >&2
   npm install --prefix tools/node --no-audit --no-fund --loglevel=error >/dev/null
 fi
+
+# The bpy versions addon/bpy_test.go runs; keep the two lists equal.
+for v in 4.5.15 5.0.1; do
+  tools/bpy_venv.sh "$v"
+done
 
 go vet ./...
 go test -count=1 -timeout 30m "$@" ./...

@@ -210,7 +210,10 @@ def attach(context, obj, state, pc2_name, stored_dir):
     m.interpolation = 'LINEAR'
     m.forward_axis = 'POS_Y'
     m.up_axis = 'POS_Z'
-    m.flip_axis = set()
+    try:
+        m.flip_axis = set()  # Blender 3.x: an enum set
+    except (TypeError, ValueError):
+        m.flip_axis = (False, False, False)  # 4.x and newer: three booleans
     m.factor = 1.0
     obj.drape.cache_dir = stored_dir
     scene = context.scene
