@@ -2,10 +2,13 @@
 # Runs every drape test. Installs what the tests need when it is missing, so a
 # fresh Debian machine with Go needs nothing else: Blender 3.4 and numpy
 # (Debian packages, the real client of our glTF and of the add-on; Xvfb runs
-# the add-on's interactive bake test in a real window), and the
-# Khronos glTF validator and three.js (npm, into tools/node), and Blender as a
+# the add-on's interactive bake test in a real window), the
+# Khronos glTF validator and three.js (npm, into tools/node), Blender as a
 # Python module (bpy 4.5 LTS and 5.0 from PyPI, each in tools/venv/bpy-VERSION,
-# for the add-on's Extension tests; tools/bpy_venv.sh). Idempotent.
+# for the add-on's Extension tests; tools/bpy_venv.sh), and NVIDIA Newton
+# with warp-lang at the pins of bench/newton-requirements.txt (PyPI, into
+# tools/venv-newton, for the benchmark's Newton test; python3-venv from
+# Debian creates the virtual environments). Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -13,6 +16,7 @@ need_apt=()
 command -v blender >/dev/null 2>&1 || need_apt+=(blender)
 [ -d /usr/lib/python3/dist-packages/numpy ] || need_apt+=(python3-numpy)
 command -v xvfb-run >/dev/null 2>&1 || need_apt+=(xvfb xauth)
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "test.sh: installing ${need_apt[*]} from Debian" >&2
   sudo=""
@@ -30,6 +34,14 @@ fi
 for v in 4.5.15 5.0.1; do
   tools/bpy_venv.sh "$v"
 done
+
+# the same stamp bench/newton.go checks: the pins installed last
+if ! cmp -s bench/newton-requirements.txt tools/venv-newton/.drape-pins 2>/dev/null; then
+  echo "test.sh: installing $(tr '\n' ' ' <bench/newton-requirements.txt)into tools/venv-newton (about 200 MB)" >&2
+  [ -x tools/venv-newton/bin/python ] || python3 -m venv tools/venv-newton
+  tools/venv-newton/bin/pip install --disable-pip-version-check --progress-bar on -r bench/newton-requirements.txt >&2
+  cp bench/newton-requirements.txt tools/venv-newton/.drape-pins
+fi
 
 go vet ./...
 go test -count=1 -timeout 30m "$@" ./...

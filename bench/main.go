@@ -1,9 +1,10 @@
-// Command bench bakes the same cloth scenes with drape and with Blender's
-// cloth modifier on this machine, in one run and interleaved (drape, then
-// Blender, scene by scene, so both see the same machine speed), measures
-// both results with drape's own code, and prints a Markdown table.
+// Command bench bakes the same cloth scenes with drape, with Blender's
+// cloth modifier and, with -newton, with NVIDIA Newton's cloth solvers on
+// this machine, in one run and interleaved (drape, then each peer, scene by
+// scene, so all see the same machine speed), measures every result with
+// drape's own code, and prints a Markdown table.
 //
-//	go run ./bench [-frames 120] [-sizes 32,64,128] [-self 64] [-tshirt] [-reps 1] [-out bench/out]
+//	go run ./bench [-frames 120] [-sizes 32,64,128] [-self 64] [-tshirt] [-newton] [-reps 1] [-out bench/out]
 //
 // Scenes: an N x N vertex grid 2 m wide, 1 m above a 0.5 m sphere at the
 // origin, for each N in -sizes with self-collision off, and for each N in
@@ -12,13 +13,17 @@
 //
 // drape runs as a child process (the binary built from ./cmd/drape) with
 // the scene written to -out; Blender runs
-// `blender -b --factory-startup --python bench/blender_cloth.py -- ...`.
+// `blender -b --factory-startup --python bench/blender_cloth.py -- ...`;
+// Newton runs bench/newton_cloth.py once per solver (VBD, XPBD, Style3D) in
+// a virtual environment with the pinned packages of
+// bench/newton-requirements.txt, created under tools/venv-newton when
+// missing (newton.go).
 // Time per frame is each tool's own simulation time divided by the steps
 // (frames - 1), without reading the meshes and writing outputs; wall is
 // the child's whole run. Peak RSS is the child's getrusage maximum
 // resident set.
 //
-// Quality figures come from the two PC2 files, both in the input's vertex
+// Quality figures come from the PC2 files, all in the input's vertex
 // order, measured the same way (see measure.go): max edge stretch over all
 // frames against the rest mesh, deepest penetration into the collider
 // surface over all frames, intersecting triangle pairs at the last frame
@@ -41,7 +46,7 @@ import (
 	"time"
 )
 
-// scene is one benchmark case, baked by both tools.
+// scene is one benchmark case, baked by every tool.
 type scene struct {
 	Name     string
 	Cloth    string  // cloth OBJ, Y-up
@@ -79,6 +84,12 @@ type options struct {
 	mass    float64
 	threads int
 	again   bool
+
+	root         string // the repository (bench/, examples/, tools/)
+	newton       bool
+	newtonDevice string
+	newtonOnly   []string // Newton solvers to run (names of newtonSolvers)
+	venv         string
 }
 
 func main() {
@@ -93,15 +104,24 @@ func main() {
 	flag.BoolVar(&o.tshirt, "tshirt", true, "also bake the T-shirt-on-body scene (self-collision on)")
 	flag.IntVar(&o.reps, "reps", 1, "repeat every scene this many times (drape and Blender alternate)")
 	flag.StringVar(&o.out, "out", filepath.Join("bench", "out"), "work folder for scenes, caches and logs")
-	flag.StringVar(&o.blender, "blender", "blender", "Blender 3.4 binary")
+	flag.StringVar(&o.blender, "blender", "blender", "Blender 3.4 binary (\"\" leaves Blender out)")
 	flag.StringVar(&o.drape, "drape", "", "drape binary to run (default: build ./cmd/drape into -out)")
 	flag.Float64Var(&o.mass, "blender-mass", 0, "Blender cloth vertex mass [kg]; 0 keeps Blender's default (0.3 kg)")
 	flag.IntVar(&o.threads, "threads", 0, "drape worker threads (0 = all cores)")
+	flag.BoolVar(&o.newton, "newton", false, "also bake every scene with NVIDIA Newton's cloth solvers (installs the pinned newton and warp-lang into -newton-venv when missing)")
+	flag.StringVar(&o.newtonDevice, "newton-device", "cpu", "Warp device Newton runs on: cpu, or cuda (cuda:N) on a machine with an NVIDIA GPU")
+	var solvers string
+	flag.StringVar(&solvers, "newton-solvers", "vbd,xpbd,style3d", "Newton cloth solvers to run")
+	flag.StringVar(&o.venv, "newton-venv", filepath.Join("tools", "venv-newton"), "Python virtual environment for Newton (created when missing)")
 	flag.BoolVar(&o.again, "remeasure", false, "bake nothing: measure the point caches and timings a previous run with the same flags left in -out (peak RSS is not kept)")
 	flag.Parse()
+	o.root = "."
 	var err error
 	if o.sizes, err = parseInts(sizes); err == nil {
 		o.self, err = parseInts(self)
+	}
+	if err == nil {
+		o.newtonOnly, err = parseSolvers(solvers)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -128,6 +148,33 @@ func parseInts(s string) ([]int, error) {
 	return out, nil
 }
 
+func parseSolvers(s string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		ok := false
+		for _, ns := range newtonSolvers {
+			ok = ok || ns.Name == f
+		}
+		if !ok {
+			return nil, fmt.Errorf("-newton-solvers: %q is not one of vbd, xpbd, style3d", f)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// tool is one simulator of the table: drape or a peer.
+type tool struct {
+	Label, Short string
+	CPU          bool // runs on this machine's CPU, so it counts in the speed-ups
+	BlenderAxes  bool // its PC2 is in Blender's axes (drape's)
+	run          func(tag string, sc scene) run
+	previous     func(tag string) run
+}
+
 func bench(o options, stdout, log io.Writer) error {
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
@@ -144,16 +191,60 @@ func bench(o options, stdout, log io.Writer) error {
 			return fmt.Errorf("go build ./cmd/drape: %v\n%s", err, b)
 		}
 	}
-	script, err := filepath.Abs(filepath.Join("bench", "blender_cloth.py"))
+	script, err := filepath.Abs(filepath.Join(o.root, "bench", "blender_cloth.py"))
 	if err != nil {
 		return err
+	}
+	tools := []tool{{Label: "drape", Short: "d", CPU: true, BlenderAxes: true,
+		run:      func(tag string, sc scene) run { return runDrape(o, drape, out, tag, sc) },
+		previous: func(tag string) run { return previous(out, tag, "drape", tag+"-drape.pc2", tag+"-drape-report.json") },
+	}}
+	versions := []string{runtime.Version()}
+	if o.blender != "" {
+		tools = append(tools, tool{Label: "Blender", Short: "B", CPU: true,
+			run:      func(tag string, sc scene) run { return runBlender(o, script, out, tag, sc) },
+			previous: func(tag string) run { return previous(out, tag, "Blender", tag+"-blender.pc2", tag+"-blender.json") },
+		})
+		versions = append(versions, blenderVersion(o))
+	}
+	if o.newton {
+		nscript, err := filepath.Abs(filepath.Join(o.root, "bench", "newton_cloth.py"))
+		if err != nil {
+			return err
+		}
+		py := filepath.Join(o.venv, "bin", "python")
+		if !o.again {
+			if py, err = ensureNewton(o.venv, filepath.Join(o.root, "bench", "newton-requirements.txt"), log); err != nil {
+				return err
+			}
+		}
+		if py, err = filepath.Abs(py); err != nil {
+			return err
+		}
+		versions = append(versions, newtonVersions(py)+" on "+o.newtonDevice)
+		for _, ns := range newtonSolvers {
+			if !contains(o.newtonOnly, ns.Name) {
+				continue
+			}
+			name, label := ns.Name, ns.Label
+			short := strings.TrimPrefix(label, "Newton ")
+			if o.newtonDevice != "cpu" {
+				label += " (" + o.newtonDevice + ")"
+			}
+			tools = append(tools, tool{Label: label, Short: short, CPU: o.newtonDevice == "cpu",
+				run: func(tag string, sc scene) run { return runNewton(o, py, nscript, name, label, out, tag, sc) },
+				previous: func(tag string) run {
+					return previous(out, tag, label, tag+"-newton-"+name+".pc2", tag+"-newton-"+name+".json")
+				},
+			})
+		}
 	}
 
 	var scenes []scene
 	add := func(n int, self bool) error {
 		name := fmt.Sprintf("grid%d", n)
 		path := filepath.Join(out, name+".obj")
-		if err := writeGrid(path, n); err != nil {
+		if err := writeGrid(path, n, 1); err != nil {
 			return err
 		}
 		label := fmt.Sprintf("%d x %d sphere", n, n)
@@ -178,8 +269,8 @@ func bench(o options, stdout, log io.Writer) error {
 		}
 	}
 	if o.tshirt {
-		cloth, _ := filepath.Abs(filepath.Join("examples", "tshirt", "male_casualsuit04.obj"))
-		body, _ := filepath.Abs(filepath.Join("examples", "tshirt", "male_generic.obj"))
+		cloth, _ := filepath.Abs(filepath.Join(o.root, "examples", "tshirt", "male_casualsuit04.obj"))
+		body, _ := filepath.Abs(filepath.Join(o.root, "examples", "tshirt", "male_generic.obj"))
 		frames := o.frames
 		if o.tframes > 0 {
 			frames = o.tframes
@@ -189,27 +280,30 @@ func bench(o options, stdout, log io.Writer) error {
 
 	start := time.Now()
 	load0 := loadAvg()
-	results := make([][2][]run, len(scenes))
+	results := make([][][]run, len(scenes)) // scene, tool, repetition
+	for i := range results {
+		results[i] = make([][]run, len(tools))
+	}
 	for rep := 0; rep < o.reps; rep++ {
 		for i, sc := range scenes {
 			tag := fmt.Sprintf("%s-%d", slug(sc.Name), rep)
-			if o.again {
-				results[i][0] = append(results[i][0], previous(out, tag, "drape"))
-				results[i][1] = append(results[i][1], previous(out, tag, "Blender"))
-				continue
+			for t, tl := range tools {
+				if o.again {
+					results[i][t] = append(results[i][t], tl.previous(tag))
+					continue
+				}
+				fmt.Fprintf(log, "[%s] %s: %s\n", time.Since(start).Round(time.Second), sc.Name, tl.Label)
+				r := tl.run(tag, sc)
+				results[i][t] = append(results[i][t], r)
+				fmt.Fprintf(log, "    %s %.2f ms/frame, %.0f MiB, err %v\n", tl.Label, 1000*r.PerFrame, r.RSS, r.Err)
 			}
-			fmt.Fprintf(log, "[%s] %s: drape\n", time.Since(start).Round(time.Second), sc.Name)
-			d := runDrape(o, drape, out, tag, sc)
-			results[i][0] = append(results[i][0], d)
-			fmt.Fprintf(log, "    drape   %.2f ms/frame, %.0f MiB, err %v\n", 1000*d.PerFrame, d.RSS, d.Err)
-			fmt.Fprintf(log, "[%s] %s: Blender\n", time.Since(start).Round(time.Second), sc.Name)
-			b := runBlender(o, script, out, tag, sc)
-			results[i][1] = append(results[i][1], b)
-			fmt.Fprintf(log, "    Blender %.2f ms/frame, %.0f MiB, err %v\n", 1000*b.PerFrame, b.RSS, b.Err)
 		}
 	}
 	load1 := loadAvg()
-	base := blenderBaseline(o, out)
+	base := math.NaN()
+	if o.blender != "" {
+		base = blenderBaseline(o, out)
+	}
 
 	// measure every result the same way
 	for i, sc := range scenes {
@@ -217,15 +311,15 @@ func bench(o options, stdout, log io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", sc.Name, err)
 		}
-		for t := 0; t < 2; t++ {
+		for t, tl := range tools {
 			for k := range results[i][t] {
 				r := &results[i][t][k]
 				if r.Err != nil {
 					continue
 				}
 				// drape writes point caches in Blender's axes, as Blender's
-				// Mesh Cache modifier reads them; blender_cloth.py writes Y-up
-				if r.Quality, err = m.measurePC2(r.PC2, r.Tool == "drape"); err != nil {
+				// Mesh Cache modifier reads them; the peers' scripts write Y-up
+				if r.Quality, err = m.measurePC2(r.PC2, tl.BlenderAxes); err != nil {
 					r.Err = err
 				}
 			}
@@ -233,29 +327,20 @@ func bench(o options, stdout, log io.Writer) error {
 	}
 
 	fmt.Fprintf(stdout, "Command: `go run ./bench %s`  \n", strings.Join(os.Args[1:], " "))
-	fmt.Fprintf(stdout, "Machine: %d cores (GOMAXPROCS %d), load average %s at the start and %s at the end; %s; %s; run took %s.\n\n",
-		runtime.NumCPU(), runtime.GOMAXPROCS(0), load0, load1, runtime.Version(), blenderVersion(o), time.Since(start).Round(time.Second))
-	fmt.Fprintf(stdout, "| scene | verts | frames | drape ms/frame | Blender ms/frame | speed-up | drape / Blender peak RSS [MiB] | max stretch %% (d / B) | max penetration mm (d / B) | self-intersecting pairs (d / B) | lowest y m (d / B) |\n")
-	fmt.Fprintf(stdout, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	for i, sc := range scenes {
-		d, b := best(results[i][0]), best(results[i][1])
-		fmt.Fprintf(stdout, "| %s | %d | %d | %s | %s | %s | %s / %s | %s / %s | %s / %s | %s / %s | %s / %s |\n",
-			sc.Name, sc.Vertices, sc.Frames, ms(d), ms(b), ratio(d, b), mib(d), mib(b),
-			fig(d, func(q quality) string { return fmt.Sprintf("%.2f", 100*q.MaxStretch) }),
-			fig(b, func(q quality) string { return fmt.Sprintf("%.2f", 100*q.MaxStretch) }),
-			fig(d, func(q quality) string { return fmt.Sprintf("%.1f", 1000*q.MaxPenetration) }),
-			fig(b, func(q quality) string { return fmt.Sprintf("%.1f", 1000*q.MaxPenetration) }),
-			fig(d, func(q quality) string { return strconv.Itoa(q.SelfIntersections) }),
-			fig(b, func(q quality) string { return strconv.Itoa(q.SelfIntersections) }),
-			fig(d, func(q quality) string { return fmt.Sprintf("%.3f", q.LowestY) }),
-			fig(b, func(q quality) string { return fmt.Sprintf("%.3f", q.LowestY) }))
+	fmt.Fprintf(stdout, "Machine: %d cores (GOMAXPROCS %d), load average %s at the start and %s at the end; %s; run took %s.\n\n",
+		runtime.NumCPU(), runtime.GOMAXPROCS(0), load0, load1, strings.Join(versions, "; "), time.Since(start).Round(time.Second))
+	writeTable(stdout, scenes, tools, results)
+	fmt.Fprintf(stdout, "\nTime per frame is the median over %d run(s) of each tool's own simulation time / (frames - 1) at %d fps.", o.reps, o.fps)
+	if o.blender != "" {
+		fmt.Fprintf(stdout, " Blender's peak RSS includes %.0f MiB of Blender itself (an empty `blender -b --factory-startup` run).", base)
 	}
-	fmt.Fprintf(stdout, "\nTime per frame is the median over %d run(s) of each tool's own simulation time / (frames - 1) at %d fps. Blender's peak RSS includes %.0f MiB of Blender itself (an empty `blender -b --factory-startup` run).\n",
-		o.reps, o.fps, base)
+	fmt.Fprintf(stdout, " † marks a peer whose result is worse than drape's in max stretch, max penetration or self-intersecting pairs (compared as printed); the speed-up is drape's against the fastest peer on this machine's CPU whose result is not marked.\n")
 	for i, sc := range scenes {
-		for t := 0; t < 2; t++ {
+		for t := range tools {
 			for _, r := range results[i][t] {
-				if r.Err != nil {
+				if _, skip := r.Err.(notRun); skip {
+					fmt.Fprintf(stdout, "\n- %s, %s not run: %v", sc.Name, r.Tool, r.Err)
+				} else if r.Err != nil {
 					fmt.Fprintf(stdout, "\n- %s, %s failed: %v", sc.Name, r.Tool, firstLine(r.Err.Error()))
 				}
 			}
@@ -263,6 +348,102 @@ func bench(o options, stdout, log io.Writer) error {
 	}
 	fmt.Fprintln(stdout)
 	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// the quality figures as the table prints them; a peer is "as good" as
+// drape when none of its printed figures is worse
+func stretchFig(q quality) string { return fmt.Sprintf("%.2f", 100*q.MaxStretch) }
+func penFig(q quality) string     { return fmt.Sprintf("%.1f", 1000*q.MaxPenetration) }
+func pairsFig(q quality) string   { return strconv.Itoa(q.SelfIntersections) }
+func lowFig(q quality) string     { return fmt.Sprintf("%.3f", q.LowestY) }
+
+// worse says whether peer p's result is worse than drape's d in stretch,
+// penetration or self-intersections, at the precision the table prints.
+func worse(p, d *run) bool {
+	num := func(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
+	return num(stretchFig(p.Quality)) > num(stretchFig(d.Quality)) ||
+		num(penFig(p.Quality)) > num(penFig(d.Quality)) ||
+		p.Quality.SelfIntersections > d.Quality.SelfIntersections
+}
+
+func ok(r *run) bool { return r != nil && r.Err == nil }
+
+// speedup is drape's time per frame against the fastest CPU peer whose
+// result is as good as drape's; without one, it says so and gives the
+// ratio to the fastest CPU peer.
+func speedup(tools []tool, rs []*run) string {
+	d := rs[0]
+	if !ok(d) || d.PerFrame <= 0 {
+		return "-"
+	}
+	var good, fastest *run
+	gl, al := "", ""
+	for t := 1; t < len(tools); t++ {
+		p := rs[t]
+		if !tools[t].CPU || !ok(p) {
+			continue
+		}
+		if fastest == nil || p.PerFrame < fastest.PerFrame {
+			fastest, al = p, tools[t].Short
+		}
+		if !worse(p, d) && (good == nil || p.PerFrame < good.PerFrame) {
+			good, gl = p, tools[t].Short
+		}
+	}
+	switch {
+	case good != nil:
+		return fmt.Sprintf("%.1fx (%s)", good.PerFrame/d.PerFrame, gl)
+	case fastest != nil:
+		return fmt.Sprintf("no peer as good; %.1fx (%s†)", fastest.PerFrame/d.PerFrame, al)
+	}
+	return "-"
+}
+
+func writeTable(w io.Writer, scenes []scene, tools []tool, results [][][]run) {
+	var shorts []string
+	fmt.Fprintf(w, "| scene | verts | frames |")
+	for _, tl := range tools {
+		fmt.Fprintf(w, " %s ms/frame |", tl.Label)
+		shorts = append(shorts, tl.Short)
+	}
+	sl := strings.Join(shorts, " / ")
+	fmt.Fprintf(w, " drape speed-up (peer) | peak RSS MiB (%s) | max stretch %% (%s) | max penetration mm (%s) | self-intersecting pairs (%s) | lowest y m (%s) |\n", sl, sl, sl, sl, sl)
+	fmt.Fprintf(w, "|---|---:|---:|%s---:|---:|---:|---:|---:|---:|\n", strings.Repeat("---:|", len(tools)))
+	for i, sc := range scenes {
+		rs := make([]*run, len(tools))
+		for t := range tools {
+			rs[t] = best(results[i][t])
+		}
+		fmt.Fprintf(w, "| %s | %d | %d |", sc.Name, sc.Vertices, sc.Frames)
+		for t := range tools {
+			mark := ""
+			if t > 0 && ok(rs[t]) && ok(rs[0]) && worse(rs[t], rs[0]) {
+				mark = "†"
+			}
+			fmt.Fprintf(w, " %s%s |", ms(rs[t]), mark)
+		}
+		col := func(f func(*run) string) string {
+			var c []string
+			for _, r := range rs {
+				c = append(c, f(r))
+			}
+			return strings.Join(c, " / ")
+		}
+		fmt.Fprintf(w, " %s | %s | %s | %s | %s | %s |\n", speedup(tools, rs), col(mib),
+			col(func(r *run) string { return fig(r, stretchFig) }),
+			col(func(r *run) string { return fig(r, penFig) }),
+			col(func(r *run) string { return fig(r, pairsFig) }),
+			col(func(r *run) string { return fig(r, lowFig) }))
+	}
 }
 
 func slug(s string) string {
@@ -307,7 +488,17 @@ func best(rs []run) *run {
 	return ok[len(ok)/2]
 }
 
+// notRun is the error of a run a tool cannot do, and why.
+type notRun string
+
+func (e notRun) Error() string { return string(e) }
+
 func ms(r *run) string {
+	if r != nil {
+		if _, skip := r.Err.(notRun); skip {
+			return "n/a"
+		}
+	}
 	if r == nil || r.Err != nil {
 		return "failed"
 	}
@@ -319,13 +510,6 @@ func mib(r *run) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f", r.RSS)
-}
-
-func ratio(d, b *run) string {
-	if d == nil || b == nil || d.Err != nil || b.Err != nil || d.PerFrame <= 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.1fx", b.PerFrame/d.PerFrame)
 }
 
 func fig(r *run, f func(quality) string) string {
@@ -438,19 +622,13 @@ func runBlender(o options, script, out, tag string, sc scene) run {
 }
 
 // previous returns a run of an earlier bench with the same -out: its point
-// cache and its time per frame.
-func previous(out, tag, tool string) run {
-	r := run{Tool: tool}
+// cache and its time per frame (from the JSON file timing).
+func previous(out, tag, tool, pc2, timing string) run {
+	r := run{Tool: tool, PC2: filepath.Join(out, pc2)}
 	var t struct {
 		SecondsPerFrame float64 `json:"seconds_per_frame"`
 	}
-	if tool == "drape" {
-		r.PC2 = filepath.Join(out, tag+"-drape.pc2")
-		r.Err = readJSON(filepath.Join(out, tag+"-drape-report.json"), &t)
-	} else {
-		r.PC2 = filepath.Join(out, tag+"-blender.pc2")
-		r.Err = readJSON(filepath.Join(out, tag+"-blender.json"), &t)
-	}
+	r.Err = readJSON(filepath.Join(out, timing), &t)
 	r.PerFrame = t.SecondsPerFrame
 	return r
 }
@@ -501,17 +679,17 @@ func loadAvg() string {
 	return strings.Join(f[:3], " ")
 }
 
-// writeGrid writes an n x n vertex grid, 2 m wide, at y = 1, centred over
-// the origin, as an OBJ of quads split along alternating diagonals. Blender
-// reads the same file, so both tools see the same vertices and triangles.
-func writeGrid(path string, n int) error {
+// writeGrid writes an n x n vertex grid, 2 m wide, at height y [m], centred
+// over the origin, as an OBJ of quads split along alternating diagonals.
+// Every tool reads the same file, so all see the same vertices and triangles.
+func writeGrid(path string, n int, y float64) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# drape benchmark grid: %d x %d vertices, 2 m wide, 1 m above the origin (Y-up)\n", n, n)
+	fmt.Fprintf(&b, "# drape benchmark grid: %d x %d vertices, 2 m wide, %g m above the origin (Y-up)\n", n, n, y)
 	for j := 0; j < n; j++ {
 		for i := 0; i < n; i++ {
 			x := -1 + 2*float64(i)/float64(n-1)
 			z := -1 + 2*float64(j)/float64(n-1)
-			fmt.Fprintf(&b, "v %.6f 1 %.6f\n", x, z)
+			fmt.Fprintf(&b, "v %.6f %g %.6f\n", x, y, z)
 		}
 	}
 	for j := 0; j+1 < n; j++ {

@@ -35,7 +35,7 @@ func writePC2(t *testing.T, path string, frames [][]vec.Vec3) {
 func TestMeasure(t *testing.T) {
 	dir := t.TempDir()
 	grid := filepath.Join(dir, "grid4.obj")
-	if err := writeGrid(grid, 4); err != nil {
+	if err := writeGrid(grid, 4, 1); err != nil {
 		t.Fatal(err)
 	}
 	sc := scene{Cloth: grid, Scale: 1, Sphere: 0.5}
