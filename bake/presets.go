@@ -107,11 +107,17 @@ func (f FabricSpec) Resolve() Fabric {
 }
 
 // resolveOn returns spec's preset, or base when it names none, with spec's
-// overrides applied.
+// overrides applied. A stretch override below the preset's raises the
+// strain bounds in proportion: under the same load strain goes as
+// 1/stretch.
 func (f FabricSpec) resolveOn(base Fabric) Fabric {
 	fab := base
 	if f.Preset != "" {
 		fab = presets[f.Preset]
+	}
+	if f.Stretch != nil && *f.Stretch > 0 && *f.Stretch < fab.Stretch {
+		fab.MaxStrain *= fab.Stretch / *f.Stretch
+		fab.LastStrain *= fab.Stretch / *f.Stretch
 	}
 	set := func(dst *float64, v *float64) {
 		if v != nil {

@@ -295,31 +295,16 @@ func (j *Job) intersections(rec *Recording) intersectionCount {
 // and at the last frame: the loosest of the cloth's fabrics (the whole
 // cloth's and every region's).
 func (j *Job) strainBounds() (maxS, lastS float64, note string) {
-	maxS, lastS = j.Fabric.strainBounds()
+	maxS, lastS = j.Fabric.MaxStrain, j.Fabric.LastStrain
 	note = fmt.Sprintf("bound of the fabric %s", j.Fabric.Name)
 	for _, r := range j.Regions {
-		m, l := r.Fabric.strainBounds()
+		m, l := r.Fabric.MaxStrain, r.Fabric.LastStrain
 		if m > maxS || l > lastS {
 			note = fmt.Sprintf("bound of the fabric %s (region %s), the loosest in the cloth", r.Fabric.Name, r.Name)
 		}
 		maxS, lastS = math.Max(maxS, m), math.Max(lastS, l)
 	}
 	return maxS, lastS, note
-}
-
-// strainBounds returns f's preset's strain bounds; a fabric made softer
-// than its preset (a lower stretch) has them raised in proportion, since
-// under the same load strain goes as 1/stretch.
-func (f Fabric) strainBounds() (maxS, lastS float64) {
-	maxS, lastS = f.MaxStrain, f.LastStrain
-	if p, ok := LookupPreset(f.Name); ok {
-		maxS, lastS = p.MaxStrain, p.LastStrain
-		if f.Stretch > 0 && f.Stretch < p.Stretch {
-			maxS *= p.Stretch / f.Stretch
-			lastS *= p.Stretch / f.Stretch
-		}
-	}
-	return maxS, lastS
 }
 
 // quality builds the certificate of a recording whose last frame reached

@@ -244,3 +244,29 @@ func crosses(pos []vec.Vec3, a, b [3]int) bool {
 	}
 	return false
 }
+
+// TestStrainBounds checks where the strain bounds come from: the preset,
+// raised for a fabric made softer than it, and the loosest of the cloth's
+// regions.
+func TestStrainBounds(t *testing.T) {
+	for _, tc := range []struct {
+		spec          FabricSpec
+		maxS, lastS   float64
+		name, because string
+	}{
+		{FabricSpec{}, 0.02, 0.01, "cotton", "the default preset"},
+		{FabricSpec{Preset: "rubber"}, 0.042, 0.021, "rubber", "an elastic preset's own bounds"},
+		{FabricSpec{Preset: "cotton", Stretch: ptr(2.5e3)}, 0.08, 0.04, "cotton", "a quarter of cotton's stretch strains four times as far"},
+		{FabricSpec{Preset: "cotton", Stretch: ptr(4e4)}, 0.02, 0.01, "cotton", "a stiffer cotton keeps the woven bounds"},
+	} {
+		f := tc.spec.Resolve()
+		if math.Abs(f.MaxStrain-tc.maxS) > 1e-12 || math.Abs(f.LastStrain-tc.lastS) > 1e-12 || f.Name != tc.name {
+			t.Errorf("%+v: %s bounds %g / %g, want %s %g / %g (%s)", tc.spec, f.Name, f.MaxStrain, f.LastStrain, tc.name, tc.maxS, tc.lastS, tc.because)
+		}
+	}
+	rubber, _ := LookupPreset("rubber")
+	j := &Job{Fabric: FabricSpec{}.Resolve(), Regions: []RegionInfo{{Name: "band", Fabric: rubber}}}
+	if m, l, note := j.strainBounds(); m != 0.042 || l != 0.021 || !strings.Contains(note, "region band") {
+		t.Errorf("cotton with a rubber region: bounds %g / %g (%q), want rubber's 0.042 / 0.021 naming the region", m, l, note)
+	}
+}
