@@ -8,7 +8,8 @@
 # for the add-on's Extension tests; tools/bpy_venv.sh), and NVIDIA Newton
 # with warp-lang at the pins of bench/newton-requirements.txt (PyPI, into
 # tools/venv-newton, for the benchmark's Newton test; python3-venv from
-# Debian creates the virtual environments). Idempotent.
+# Debian creates the virtual environments), and Pixar's usd-core (PyPI, into
+# tools/venv-usd, to check the USD outputs). Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -41,6 +42,13 @@ if ! cmp -s bench/newton-requirements.txt tools/venv-newton/.drape-pins 2>/dev/n
   [ -x tools/venv-newton/bin/python ] || python3 -m venv tools/venv-newton
   tools/venv-newton/bin/pip install --disable-pip-version-check --progress-bar on -r bench/newton-requirements.txt >&2
   cp bench/newton-requirements.txt tools/venv-newton/.drape-pins
+fi
+
+usd_core=26.11 # keep in step with internal/testtool/usd.go
+if ! tools/venv-usd/bin/python -c "import pxr.Usd, importlib.metadata as m; assert m.version('usd-core') == '$usd_core'" >/dev/null 2>&1; then
+  echo "test.sh: installing usd-core $usd_core into tools/venv-usd (about 60 MB)" >&2
+  python3 -m venv tools/venv-usd
+  tools/venv-usd/bin/pip install --disable-pip-version-check --progress-bar on "usd-core==$usd_core" >&2
 fi
 
 go vet ./...

@@ -113,6 +113,8 @@ func (j *Job) Write(ctx context.Context, rec *Recording) ([]OutputInfo, error) {
 				}
 				return meshio.WriteMDD(w, frames, j.times(rec))
 			})
+		case "usda":
+			s, err = stageFile(p, func(w io.Writer) error { return j.writeUSD(w, rec) })
 		case "objseq":
 			s, err = stageDir(p, func(dir string) error { return j.writeOBJSeq(dir, rec, render) })
 		}

@@ -1,0 +1,162 @@
+package bake
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/drape-sim/drape/internal/testtool"
+	"github.com/drape-sim/drape/internal/vec"
+	"github.com/drape-sim/drape/meshio"
+)
+
+// TestUSDPointCache bakes a cloth hung over a keyed sphere, beside a box
+// and above a ground plane, to .usda, .usd and .pc2, and opens each USD
+// file with Pixar's usd-core: no composition errors, no validator errors
+// (the checks usdchecker runs), the stage metadata (fps, metres, Y up, the
+// frame range), the cloth's faces, UVs and normals, one points and normals
+// sample per frame equal to the PC2's positions of the same bake within
+// 1e-5 m, and the sphere moving with its keys.
+func TestUSDPointCache(t *testing.T) {
+	dir := t.TempDir()
+	const frames = 24
+	sc := hangingScene(t, dir, frames, "out.usda", "out.usd", "out.pc2")
+	sc.Input = writeUVGridOBJ(t, dir, 16)
+	sc.Colliders = []ColliderSpec{
+		{Type: "sphere", Center: &[3]float64{0, 0.3, 0.1}, Radius: 0.2,
+			Keys: []KeySpec{{Time: 0}, {Time: 1, Translation: &[3]float64{0, 0, 0.3}}}},
+		{Type: "box", Center: &[3]float64{0.6, 0, 0}, Half: &[3]float64{0.1, 0.2, 0.1}},
+		{Type: "plane", Normal: &[3]float64{0, 1, 0}, Offset: -0.5},
+	}
+	if err := sc.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	j, rec := prepareAndSimulate(t, sc)
+	if _, err := j.Write(context.Background(), rec); err != nil {
+		t.Fatal(err)
+	}
+	pc, err := meshio.ReadPC2File(filepath.Join(dir, "out.pc2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the PC2 holds the input's vertices in Blender's axes: map each back to
+	// its welded vertex, the USD mesh's points
+	simOf := map[int32]int32{}
+	r := 0
+	for _, p := range j.Mesh.Primitives {
+		for _, src := range p.Source {
+			simOf[src] = j.Welded.RenderToSim[r]
+			r++
+		}
+	}
+	codes := []float64{0, frames / 2, frames - 1}
+	for _, name := range []string{"out.usda", "out.usd"} {
+		u := testtool.USD(t, filepath.Join(dir, name), codes...)
+		if len(u.CompositionErrors) != 0 {
+			t.Errorf("%s: composition errors %q", name, u.CompositionErrors)
+		}
+		if u.Checker.Validators < 10 || len(u.Checker.Errors) != 0 {
+			t.Errorf("%s: %d validators found %q, want many and no error", name, u.Checker.Validators, u.Checker.Errors)
+		}
+		st := u.Stage
+		if st.TimeCodesPerSecond != sc.FPS || st.FramesPerSecond != sc.FPS || st.MetersPerUnit != 1 || st.UpAxis != "Y" ||
+			st.StartTimeCode != 0 || st.EndTimeCode != frames-1 || st.DefaultPrim != "/drape" {
+			t.Errorf("%s: stage %+v, want %g time codes per second, metres, Y up, frames 0..%d, default prim /drape", name, st, sc.FPS, frames-1)
+		}
+		meshes := map[string]testtool.USDMesh{}
+		for _, m := range u.Meshes {
+			meshes[m.Path] = m
+		}
+		cloth, ok := meshes["/drape/cloth"]
+		nv := len(j.Welded.Positions)
+		if !ok || cloth.FaceCounts != len(j.Welded.Triangles) || cloth.FaceIndices != 3*cloth.FaceCounts || cloth.Points != nv ||
+			cloth.Normals != nv || cloth.ST != len(j.Welded.RenderToSim) || cloth.STInterpolation != "faceVarying" ||
+			cloth.PointSamples != frames || cloth.NormalSamples != frames {
+			t.Fatalf("%s: cloth found %v: %d triangles (%d indices), %d points, %d normals, %d UVs (%s), %d point and %d normal samples; want %d triangles, %d points and normals, %d face-varying UVs, %d samples",
+				name, ok, cloth.FaceCounts, cloth.FaceIndices, cloth.Points, cloth.Normals, cloth.ST, cloth.STInterpolation, cloth.PointSamples, cloth.NormalSamples,
+				len(j.Welded.Triangles), nv, len(j.Welded.RenderToSim), frames)
+		}
+		for i, c := range codes {
+			got := cloth.Frames[i].World
+			worst := 0.0
+			for src, s := range simOf {
+				b := pc.Frames[int(c)][src] // Blender axes (x, -z, y)
+				want := vec.V(b.X, b.Z, -b.Y)
+				worst = math.Max(worst, vec.V(got[3*s], got[3*s+1], got[3*s+2]).Sub(want).Len())
+			}
+			if worst > 1e-5 {
+				t.Errorf("%s: cloth at time code %g: a point is %.3g m from the PC2, want <= 1e-5", name, c, worst)
+			}
+		}
+		var sphere *testtool.USDMesh
+		for p, m := range meshes {
+			if strings.HasPrefix(p, "/drape/colliders/sphere") {
+				sphere = &m
+			}
+		}
+		if sphere == nil || sphere.TransformSamples != frames || len(meshes) != 4 {
+			t.Fatalf("%s: meshes %v; want cloth, sphere (keyed, %d transform samples), box and plane", name, keysOf(meshes), frames)
+		}
+		for i, c := range codes {
+			tm := math.Min(c/sc.FPS, 1)
+			center := vec.V(0, 0.3, 0.1+0.3*tm)
+			w := sphere.Frames[i].World
+			worst := 0.0
+			for k := 0; k < len(w); k += 3 {
+				worst = math.Max(worst, math.Abs(vec.V(w[k], w[k+1], w[k+2]).Sub(center).Len()-0.2))
+			}
+			if worst > 1e-4 {
+				t.Errorf("%s: sphere at time code %g: a point is %.3g m off the keyed sphere", name, c, worst)
+			}
+		}
+	}
+}
+
+func keysOf(m map[string]testtool.USDMesh) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// writeUVGridOBJ writes a 1 m n x n vertex grid at height 1 with UVs, cut
+// along its middle column in UV space (a seam: those vertices have two UVs
+// each), so the welded cloth has fewer vertices than UV corners.
+func writeUVGridOBJ(t *testing.T, dir string, n int) string {
+	t.Helper()
+	var b strings.Builder
+	for i := range n {
+		for k := range n {
+			fmt.Fprintf(&b, "v %g 1 %g\n", -0.5+float64(k)/float64(n-1), -0.5+float64(i)/float64(n-1))
+		}
+	}
+	half := (n - 1) / 2
+	for i := range n {
+		for k := range n {
+			u := float64(k) / float64(n-1)
+			fmt.Fprintf(&b, "vt %g %g\n", u, float64(i)/float64(n-1))
+		}
+	}
+	// the seam column's second UVs, shifted right
+	for i := range n {
+		fmt.Fprintf(&b, "vt %g %g\n", float64(half)/float64(n-1)+0.01, float64(i)/float64(n-1))
+	}
+	for i := 0; i < n-1; i++ {
+		for k := 0; k < n-1; k++ {
+			v := func(r, c int) string {
+				id := r*n + c + 1
+				uv := id
+				if c == half && k >= half {
+					uv = n*n + r + 1
+				}
+				return fmt.Sprintf("%d/%d", id, uv)
+			}
+			fmt.Fprintf(&b, "f %s %s %s %s\n", v(i, k), v(i+1, k), v(i+1, k+1), v(i, k+1))
+		}
+	}
+	return writeOBJ(t, dir, "uvgrid.obj", b.String())
+}
