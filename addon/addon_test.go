@@ -94,7 +94,7 @@ func TestAddon(t *testing.T) {
 		}
 	})
 	t.Run("blender_fake", func(t *testing.T) {
-		blender(t, bin, zip, "fake")
+		blender(t, bin, zip, "fake,panel")
 	})
 	t.Run("blender_ui", func(t *testing.T) {
 		// The modal operator needs Blender's event loop, hence a window

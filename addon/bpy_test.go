@@ -86,7 +86,7 @@ func TestAddonBpy(t *testing.T) {
 			}
 			work := privateDirs(t)
 			cmd := exec.Command(bpy, "tests/test_addon.py", "--", "--ext", ext, "--work", filepath.Join(work, "work"),
-				"--cases", "fake,real")
+				"--cases", "fake,panel,real")
 			cmd.Env = withoutDrape(blenderEnv(work))
 			out := run(t, cmd)
 			if !strings.Contains(out, "\nOK") {

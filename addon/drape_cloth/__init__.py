@@ -13,10 +13,10 @@ bl_info = {
 
 if "bpy" in locals():
     import importlib
-    for _m in (runner, scene_export, properties, operators, panels, preferences):  # noqa: F821
+    for _m in (runner, quality, scene_export, meshcheck, properties, operators, panels, preferences):  # noqa: F821
         importlib.reload(_m)
 else:
-    from . import runner, scene_export, properties, operators, panels, preferences
+    from . import runner, quality, scene_export, meshcheck, properties, operators, panels, preferences
 
 import bpy  # noqa: E402
 

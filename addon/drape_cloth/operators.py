@@ -12,6 +12,8 @@ import bpy
 from bpy.props import StringProperty
 from bpy_extras.io_utils import ExportHelper
 
+from . import meshcheck
+from . import quality
 from . import runner
 from . import scene_export as sx
 
@@ -40,6 +42,7 @@ class BakeState:
         self.status = "starting drape"
         self.warnings = []
         self.drape_warnings = []  # drape's own, from its report (finish)
+        self.quality_failed = []  # the bounds the bake missed, in the panel's words (finish)
 
 
 def addon_prefs(context):
@@ -52,6 +55,22 @@ def binary(context):
     prefs = addon_prefs(context)
     pref = prefs.drape_path if prefs else ""
     return runner.find_binary(bpy.path.abspath(pref) if pref else "", os.path.dirname(os.path.abspath(__file__)))[0]
+
+
+def bake_refusal(obj):
+    """Returns why drape.bake cannot bake obj (the operator's tooltip and
+    the error a script gets), or "" when it can."""
+    if obj is None:
+        return "No active object: select the cloth mesh"
+    if obj.type != 'MESH':
+        return "%r is a %s: drape bakes mesh objects" % (obj.name, obj.type.lower())
+    if obj.drape.role != 'CLOTH':
+        role = {'NONE': "None", 'COLLIDER': "Collider"}.get(obj.drape.role, obj.drape.role)
+        return ("%r has Drape Role %s, not Cloth: set it to Cloth in Properties > Physics > Drape Cloth"
+                % (obj.name, role))
+    if _jobs:
+        return "A drape bake is running: wait for it or cancel it"
+    return ""
 
 
 def job_of(obj):
@@ -68,6 +87,10 @@ def prepare(context, obj):
     runner.BinaryError, leaving nothing behind."""
     sx.validate(context, obj)
     exe = binary(context)
+    try:
+        meshcheck.check(context, obj)  # for the panel; drape's own preflight goes to the warnings
+    except (RuntimeError, ValueError, ReferenceError):
+        pass
     final_abs, stored = sx.cache_dir(obj)
     job = runner.BakeJob(final_abs)
     warnings = []
@@ -169,15 +192,30 @@ def finish(context, state, code):
         for pj, _stored in others:
             pj.discard()
         return False, str(e)
-    state.drape_warnings = [w for w in drape_warnings(job) if w not in state.warnings]
+    state.drape_warnings = [w for w in drape_warnings(job)
+                            if w not in state.warnings and not quality.is_quality_warning(w)]
     state.warnings = state.warnings + state.drape_warnings
+    rep = drape_report(job)
+    q_ok, q_summary, state.quality_failed = quality.certificate(rep, state.start)
+    substeps = rep.get("substeps") if isinstance(rep.get("substeps"), int) else 0
     stored = [state.stored_dir] + [st for _pj, st in others]
     for k, o in enumerate(objs):
         attach(context, o, state, pc2s[k], stored[k])
         o.drape.baked_frames = nsamples
         o.drape.bake_warning = "; ".join(state.warnings)
+        o.drape.baked_substeps = substeps
+        o.drape.quality_ok = q_ok
+        o.drape.quality_summary = q_summary
+        o.drape.quality_warning = "\n".join(state.quality_failed)
     names = ", ".join(repr(o.name) for o in objs)
     return True, "baked %d frames of %s in %.1f s" % (nsamples, names, time.monotonic() - job.started)
+
+
+def drape_report(job):
+    """Returns the report of drape's --json result, or {}."""
+    res = getattr(job.process, "result", None) if job.process else None
+    rep = res.get("report") if isinstance(res, dict) else None
+    return rep if isinstance(rep, dict) else {}
 
 
 def drape_warnings(job):
@@ -229,6 +267,16 @@ def _report_error(op, msg):
     op.report({'ERROR'}, "Drape: " + msg)
 
 
+def _report_done(op, state, msg):
+    """Reports a finished bake: drape's warnings, each quality bound it
+    missed, then what it baked."""
+    for w in state.drape_warnings:
+        op.report({'WARNING'}, "Drape: " + w)
+    for line in state.quality_failed:
+        op.report({'WARNING'}, "Drape: quality: " + line)
+    op.report({'INFO'}, "Drape: " + msg)
+
+
 def _status(context, text):
     ws = getattr(context, "workspace", None)
     if ws is not None:
@@ -257,8 +305,10 @@ class DRAPE_OT_bake(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        obj = context.object
-        return obj is not None and obj.type == 'MESH' and not _jobs
+        why = bake_refusal(context.object)
+        if why and hasattr(cls, "poll_message_set"):
+            cls.poll_message_set(why)
+        return not why
 
     def _prepare(self, context):
         obj = context.object
@@ -302,9 +352,7 @@ class DRAPE_OT_bake(bpy.types.Operator):
         if not ok:
             _report_error(self, msg)
             return {'CANCELLED'}
-        for w in state.drape_warnings:
-            self.report({'WARNING'}, "Drape: " + w)
-        self.report({'INFO'}, "Drape: " + msg)
+        _report_done(self, state, msg)
         return {'FINISHED'}
 
     def invoke(self, context, event):
@@ -384,9 +432,7 @@ class DRAPE_OT_bake(bpy.types.Operator):
         if not ok:
             _report_error(self, msg)
             return {'CANCELLED'}
-        for w in state.drape_warnings:
-            self.report({'WARNING'}, "Drape: " + w)
-        self.report({'INFO'}, "Drape: " + msg)
+        _report_done(self, state, msg)
         return {'FINISHED'}
 
 
@@ -421,6 +467,10 @@ def free_bake(obj):
     obj.drape.cache_dir = ""
     obj.drape.baked_frames = 0
     obj.drape.bake_warning = ""
+    obj.drape.baked_substeps = 0
+    obj.drape.quality_ok = True
+    obj.drape.quality_summary = ""
+    obj.drape.quality_warning = ""
     return folder
 
 
@@ -545,5 +595,46 @@ class DRAPE_OT_check_binary(bpy.types.Operator):
         return {'FINISHED'}
 
 
+class DRAPE_OT_check_mesh(bpy.types.Operator):
+    """Look for non-manifold edges and vertices and for vertices that start inside a collider (every bake also does)"""
+    bl_idname = "drape.check_mesh"
+    bl_label = "Check Mesh"
+    bl_options = {'REGISTER'}
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and obj.type == 'MESH'
+
+    def execute(self, context):
+        obj = context.object
+        edges, verts, ins = meshcheck.check(context, obj)
+        s = obj.drape
+        msg = "%d non-manifold edges, %d non-manifold vertices, %d vertices inside colliders%s" % (
+            len(edges), len(verts), s.inside_verts, " (%s)" % s.inside_colliders if s.inside_colliders else "")
+        self.report({'WARNING'} if edges or verts or ins else {'INFO'}, "Drape: %s: %s" % (obj.name, msg))
+        _redraw(context)
+        return {'FINISHED'}
+
+
+class DRAPE_OT_select_problems(bpy.types.Operator):
+    """Select the non-manifold edges and vertices and the vertices inside colliders in Edit Mode"""
+    bl_idname = "drape.select_problems"
+    bl_label = "Select Them"
+    bl_options = {'REGISTER', 'UNDO'}
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and obj.type == 'MESH' and not _jobs
+
+    def execute(self, context):
+        obj = context.object
+        edges, verts, ins = meshcheck.check(context, obj)
+        nv, ne = meshcheck.select(context, obj, edges, verts, ins)
+        self.report({'INFO'}, "Drape: selected %d vertices and %d edges of %r" % (nv, ne, obj.name))
+        return {'FINISHED'}
+
+
 classes = (DRAPE_OT_bake, DRAPE_OT_cancel, DRAPE_OT_clear, DRAPE_OT_to_shape_keys, DRAPE_OT_export_gltf,
-           DRAPE_OT_check_binary)
+           DRAPE_OT_check_binary, DRAPE_OT_check_mesh, DRAPE_OT_select_problems)

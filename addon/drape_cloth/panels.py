@@ -3,7 +3,20 @@
 import bpy
 
 from . import operators
+from . import properties
 from . import scene_export as sx
+
+
+def _wrapped(layout, context, text, icon='NONE'):
+    """Draws text as labels wrapped to the panel's width, the icon on the
+    first line only."""
+    import textwrap
+    width = getattr(getattr(context, "region", None), "width", 300) or 300
+    ui = getattr(context.preferences.system, "ui_scale", 1.0) or 1.0
+    chars = max(16, int((width - 60 * ui) / (8.5 * ui)))
+    col = layout.column(align=True)
+    for i, line in enumerate(textwrap.wrap(text, chars) or [""]):
+        col.label(text=line, icon=icon if i == 0 else 'BLANK1' if icon != 'NONE' else 'NONE')
 
 
 def _toggled(col, s, heading, use, value):
@@ -42,6 +55,15 @@ class DRAPE_PT_cloth(bpy.types.Panel):
             col = layout.column()
             col.prop(s, "fabric")
             col.prop(s, "substeps")
+            if s.substeps == 0:
+                if s.baked_substeps:
+                    hint = "drape's default: %d substeps in the last bake" % s.baked_substeps
+                else:
+                    hint = "drape's default: %d substeps (up to %d for stiff fabrics)" % (
+                        properties.DEFAULT_SUBSTEPS, properties.MAX_AUTO_SUBSTEPS)
+                row = col.row()
+                row.alignment = 'RIGHT'
+                row.label(text=hint, icon='INFO')
             col.prop(s, "self_collision")
             col.prop(s, "sleep")
             col.prop_search(s, "pin_group", obj, "vertex_groups", text="Pin Group")
@@ -85,15 +107,46 @@ class DRAPE_PT_cloth(bpy.types.Panel):
         partners = sx.cloth_partners(context, obj)
         if partners:
             box.label(text="Bakes with: " + ", ".join(o.name for o in partners), icon='LINKED')
+        self.draw_check(context, box, s)
         if s.cache_dir or sx.drape_modifier(obj) is not None:
             if s.baked_frames:
-                box.label(text="Baked %d frames" % s.baked_frames, icon='CHECKMARK')
+                text = "Baked %d frames" % s.baked_frames
+                if s.baked_substeps:
+                    text += ", %d substeps" % s.baked_substeps
+                _wrapped(box, context, text, 'CHECKMARK')
+            if s.quality_summary or s.quality_warning:
+                if s.quality_warning:
+                    for line in s.quality_warning.split("\n"):
+                        _wrapped(box, context, line, 'ERROR')
+                else:
+                    _wrapped(box, context, "Within the fabric's quality bounds", 'CHECKMARK')
+                if s.quality_summary:
+                    _wrapped(box, context, s.quality_summary[:1].upper() + s.quality_summary[1:])
             if s.bake_warning:
-                box.label(text="Colliders deform: see the report", icon='ERROR')
+                _wrapped(box, context, s.bake_warning, 'ERROR')
             col = box.column(align=True)
             col.operator("drape.clear", icon='TRASH')
             col.operator("drape.to_shape_keys", icon='SHAPEKEY_DATA')
             col.operator("drape.export_gltf", icon='EXPORT')
+
+
+    def draw_check(self, context, box, s):
+        """The mesh check: non-manifold parts and vertices inside colliders,
+        with the buttons that look again and select them."""
+        row = box.row(align=True)
+        row.operator("drape.check_mesh", icon='VIEWZOOM')
+        found = s.check_done and (s.nonmanifold_edges or s.nonmanifold_verts or s.inside_verts)
+        if found:
+            row.operator("drape.select_problems", icon='RESTRICT_SELECT_OFF')
+        if not s.check_done:
+            return
+        if s.nonmanifold_edges or s.nonmanifold_verts:
+            _wrapped(box, context, "Non-manifold: %d edges, %d vertices" % (s.nonmanifold_edges, s.nonmanifold_verts),
+                     'ERROR')
+        if s.inside_verts:
+            _wrapped(box, context, "%d vertices start inside %s" % (s.inside_verts, s.inside_colliders), 'ERROR')
+        if not found:
+            _wrapped(box, context, "Mesh is manifold, no vertex inside a collider", 'CHECKMARK')
 
 
 class DRAPE_PT_cloth_range(bpy.types.Panel):

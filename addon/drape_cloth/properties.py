@@ -21,6 +21,12 @@ FABRIC_PRESETS = [
 MATERIAL_FABRICS = [("CLOTH", "Cloth's Fabric", "The faces of this material take the cloth object's fabric")] + \
     FABRIC_PRESETS
 
+# drape's substeps when the scene sets none (solver.DefaultParams) and the
+# most it raises them to for bending (bake.maxAutoSubsteps); a bake reports
+# the substeps it used, which the panel shows after it.
+DEFAULT_SUBSTEPS = 15
+MAX_AUTO_SUBSTEPS = 60
+
 ROLES = [
     ("NONE", "None", "Not part of drape bakes"),
     ("CLOTH", "Cloth", "Bake this mesh as cloth with drape"),
@@ -73,7 +79,9 @@ class DRAPE_PG_object_settings(bpy.types.PropertyGroup):
     drag: FloatProperty(name="Air Drag", default=1.0, min=0.0, soft_max=10.0, description="Air drag coefficient")
 
     substeps: IntProperty(name="Quality", default=0, min=0, max=1000, soft_max=100,
-                          description="Substeps per frame; 0 uses drape's default. More is slower but stiffer and safer")
+                          description="Substeps per frame; 0 uses drape's default (%d, raised up to %d for a fabric "
+                                      "too stiff to bend with fewer). More is slower but stiffer and safer"
+                                      % (DEFAULT_SUBSTEPS, MAX_AUTO_SUBSTEPS))
     use_scene_range: BoolProperty(name="Scene Frame Range", default=True,
                                   description="Bake the scene's frame range")
     frame_start: IntProperty(name="Start", default=1, min=0, update=_update_range, description="First baked frame")
@@ -134,6 +142,22 @@ class DRAPE_PG_object_settings(bpy.types.PropertyGroup):
     baked_frames: IntProperty(name="Baked Frames", default=0)
     bake_warning: StringProperty(name="Bake Warning", default="",
                                  description="What the last bake could not follow (a deforming collider)")
+    baked_substeps: IntProperty(name="Baked Substeps", default=0,
+                                description="The substeps per frame the last bake used")
+    quality_ok: BoolProperty(name="Quality OK", default=True,
+                             description="The last bake kept within the fabric's quality bounds")
+    quality_summary: StringProperty(name="Quality", default="",
+                                    description="The last bake's measured strain, penetration and intersecting "
+                                                "pairs with their bounds")
+    quality_warning: StringProperty(name="Quality Warning", default="",
+                                    description="The bounds the last bake missed, one per line")
+
+    # the mesh check (drape.check_mesh, also run by every bake)
+    check_done: BoolProperty(name="Checked", default=False)
+    nonmanifold_edges: IntProperty(name="Non-Manifold Edges", default=0)
+    nonmanifold_verts: IntProperty(name="Non-Manifold Vertices", default=0)
+    inside_verts: IntProperty(name="Vertices Inside Colliders", default=0)
+    inside_colliders: StringProperty(name="Colliders Entered", default="")
 
 
 classes = (DRAPE_PG_object_settings,)

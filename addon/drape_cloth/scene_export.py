@@ -69,13 +69,14 @@ def cache_key(name):
 
 def cache_dir(obj):
     """Returns (absolute folder, folder as stored on the object) of obj's bake:
-    //drape_cache/<key> beside a saved .blend, else a folder in the system
-    temp directory."""
+    //drape_cache/<key> beside a saved .blend, else <temp>/drape_cache/
+    blender_<pid>/<key>, one folder per running Blender, so two unsaved files
+    open at once never share a bake."""
     key = cache_key(obj.name)
     if bpy.data.filepath:
         stored = "//" + CACHE_FOLDER + "/" + key
         return os.path.normpath(bpy.path.abspath(stored)), stored
-    path = os.path.join(tempfile.gettempdir(), CACHE_FOLDER, key)
+    path = os.path.join(tempfile.gettempdir(), CACHE_FOLDER, "blender_%d" % os.getpid(), key)
     return path, path
 
 

@@ -9,6 +9,9 @@ with the documented codes.
 FAKE_DRAPE_MODE picks the behaviour: ok (default), bad (exit 3), diverge
 (exit 4 at frame 3), slow (0.2 s per frame), noisy (floods stderr first),
 usage (exit 2). FAKE_DRAPE_VERSION overrides the version printed.
+FAKE_DRAPE_QUALITY adds the quality certificate to the report: ok (every
+check within its bound) or fail (max_strain 131 % over its 2 % at frame 3);
+unset, the report has none, as drapes before it.
 The "physics": vertices fall under gravity, pins (weight 1) stay, and sphere
 colliders push vertices out to their surface.
 """
@@ -118,7 +121,25 @@ def bake(args):
         elif out.endswith(".glb"):
             write_atomic(path, b"glTF" + struct.pack("<II", 2, 12))
     if "--json" in args:
-        print(json.dumps({"ok": True, "outputs": outputs, "report": {"frames": frames}}), flush=True)
+        report = {"frames": frames, "substeps": int(scene.get("substeps") or 15), "max_stretch": 0.004,
+                  "max_penetration_m": 0.0, "self_intersections": 0}
+        q = os.environ.get("FAKE_DRAPE_QUALITY", "")
+        if q:
+            strain = 1.30536759 if q == "fail" else 0.004
+            report["quality"] = {
+                "ok": q != "fail",
+                "checks": [
+                    {"key": "max_strain", "value": strain, "bound": 0.02, "ok": q != "fail", "frame": 3,
+                     "vertices": [0, 1], "position": [0, 0, 0]},
+                    {"key": "last_strain", "value": 0.003, "bound": 0.01, "ok": True},
+                    {"key": "penetration_m", "value": 0.0001, "bound": 0.0005, "ok": True},
+                    {"key": "self_intersections", "value": 0, "bound": 0, "ok": True},
+                ],
+                "required": [], "failed": []}
+            if q == "fail":
+                report["warnings"] = ["quality: largest edge strain 131 % (max_strain) exceeds its bound 2 % at "
+                                      "frame 3, vertices 0-1: the cloth stretches like rubber; raise --substeps"]
+        print(json.dumps({"ok": True, "outputs": outputs, "report": report}), flush=True)
     return 0
 
 

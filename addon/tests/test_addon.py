@@ -77,6 +77,11 @@ def operators_module():
     return importlib.import_module(MOD + ".operators")
 
 
+def sx_module():
+    import importlib
+    return importlib.import_module(MOD + ".scene_export")
+
+
 def reset_scene():
     for o in list(bpy.data.objects):
         bpy.data.objects.remove(o)
@@ -88,6 +93,7 @@ def reset_scene():
     sc.render.fps, sc.render.fps_base = 24, 1.0
     os.environ.pop("FAKE_DRAPE_MODE", None)
     os.environ.pop("FAKE_DRAPE_VERSION", None)
+    os.environ.pop("FAKE_DRAPE_QUALITY", None)
 
 
 def activate(obj):
@@ -313,8 +319,9 @@ class FakeTests(Base):
         self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
         folder = bpy.path.abspath(cloth.drape.cache_dir)
         import tempfile
-        self.assertTrue(folder.startswith(os.path.join(tempfile.gettempdir(), "drape_cache")),
-                        "cache of an unsaved file at %s, want the temp folder" % folder)
+        mine = os.path.join(tempfile.gettempdir(), "drape_cache", "blender_%d" % os.getpid())
+        self.assertEqual(os.path.dirname(folder), mine,
+                         "cache of an unsaved file at %s, want this Blender's own temp folder" % folder)
         self.assertTrue(os.path.isfile(os.path.join(folder, "cloth.pc2")), "no cloth.pc2 in %s" % folder)
         self.assertEqual(bpy.ops.drape.clear(), {'FINISHED'})
         self.assertFalse(os.path.exists(folder), "Free Bake left %s" % folder)
@@ -874,6 +881,117 @@ class FakeTests(Base):
                 print("Pin To refused (%s): %s" % (name, self.bake_error(cape, want)))
 
 
+class PanelTests(Base):
+    """What the panel shows and what the bake operator refuses, against the
+    fake CLI."""
+
+    setUpClass = FakeTests.setUpClass
+    tearDownClass = FakeTests.tearDownClass
+
+    def setUp(self):
+        super().setUp()
+        use_binary(fake_binary())
+
+    def test_poll_refuses_what_is_not_cloth(self):
+        """bpy.ops.drape.bake() (F3 search, scripts) refuses a collider and
+        an object whose Drape Role is None, saying why; nothing is baked."""
+        ball = make_sphere()
+        plain = make_cloth(n=4, name="Plain")
+        plain.drape.role = 'NONE'
+        for obj, want in ((ball, "Drape Role Collider"), (plain, "Drape Role None")):
+            with self.subTest(obj=obj.name):
+                activate(obj)
+                self.assertFalse(bpy.ops.drape.bake.poll(), "bake.poll() accepts %s" % obj.name)
+                with self.assertRaises(RuntimeError) as cm:
+                    bpy.ops.drape.bake()
+                print("bake refused for %s: %s" % (obj.name, cm.exception))
+                self.assertIn(want, str(cm.exception), "the refusal does not say why")
+                self.assertIsNone(sx_module().drape_modifier(obj), "a refused bake attached a cache")
+        self.assertEqual(operators_module().bake_refusal(ball),
+                         "'Ball' has Drape Role Collider, not Cloth: set it to Cloth in Properties > Physics > "
+                         "Drape Cloth")
+
+    def test_quality_certificate(self):
+        """A bake whose report misses a bound puts one line per missed bound
+        on the object (the panel's warning) and the operator's report; one
+        within its bounds says so; a report without the certificate (an
+        older drape) gives the bare measurements and no warning."""
+        cases = [
+            ("fail", False, "Strain 131 % exceeds its bound 2 % at frame 4: the cloth stretches like rubber, "
+                            "raise Quality"),
+            ("ok", True, ""),
+            ("", True, ""),
+        ]
+        for mode, ok, warning in cases:
+            with self.subTest(mode=mode or "no certificate"):
+                reset_scene()
+                cloth = make_cloth(n=4)
+                cloth.drape.substeps = 7
+                if mode:
+                    os.environ["FAKE_DRAPE_QUALITY"] = mode
+                activate(cloth)
+                self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+                s = cloth.drape
+                print("quality %r: ok %s, warning %r, summary %r" % (mode, s.quality_ok, s.quality_warning,
+                                                                     s.quality_summary))
+                self.assertEqual((s.quality_ok, s.quality_warning), (ok, warning))
+                self.assertEqual(s.baked_substeps, 7, "the baked substeps")
+                self.assertNotIn("quality:", s.bake_warning, "drape's quality line is repeated in Bake Warning")
+                want = "penetration 0.1 mm (bound 0.5 mm)" if mode else "penetration 0 mm"
+                self.assertIn(want, s.quality_summary)
+                self.assertEqual(bpy.ops.drape.clear(), {'FINISHED'})
+                self.assertEqual((s.quality_summary, s.quality_warning, s.baked_substeps), ("", "", 0),
+                                 "Free Bake left the quality")
+
+    def test_mesh_check(self):
+        """Check Mesh counts an edge with three faces (and no boundary or
+        loose edge), the vertices that start inside a sphere collider and
+        those below a plane collider, and Select Them selects exactly those."""
+        import bmesh
+        cloth = make_cloth(n=4, size=2.0, location=(0, 0, 0.3), rotation=(0.3, 0, 0))
+        bm = bmesh.new()
+        bm.from_mesh(cloth.data)
+        bm.verts.ensure_lookup_table()
+        v0 = bm.verts[0]
+        e = next(e for e in bm.edges if len(e.link_faces) == 2)
+        top = bm.verts.new(e.verts[0].co + Vector((0, 0, 0.4)))
+        bm.faces.new((e.verts[0], e.verts[1], top))
+        loose = bm.verts.new((5, 5, 5))
+        bm.edges.new((v0, loose))  # a sewing seam: not a problem
+        bm.to_mesh(cloth.data)
+        bm.free()
+        ball = make_sphere(radius=0.45, location=(0, 0, 0.2))
+        floor = make_floor()
+        floor.location.z = 0.25
+        activate(cloth)
+        self.assertEqual(bpy.ops.drape.check_mesh(), {'FINISHED'})
+        s = cloth.drape
+        mw = cloth.matrix_world
+        want_ball = {v.index for v in cloth.data.vertices if ((mw @ v.co) - ball.location).length < 0.45 - 1e-3}
+        want_floor = {v.index for v in cloth.data.vertices if (mw @ v.co).z < 0.25 - 1e-6}
+        print("mesh check: %d non-manifold edges, %d vertices, %d inside (%s); want %d in the ball, %d below the floor"
+              % (s.nonmanifold_edges, s.nonmanifold_verts, s.inside_verts, s.inside_colliders, len(want_ball),
+                 len(want_floor)))
+        self.assertEqual((s.nonmanifold_edges, s.nonmanifold_verts), (1, 0))
+        self.assertGreater(len(want_ball), 0, "the test's ball holds no vertex")
+        self.assertGreater(len(want_floor - want_ball), 0, "the test's floor holds no vertex of its own")
+        self.assertEqual(s.inside_verts, len(want_ball | want_floor))
+        self.assertEqual(s.inside_colliders, "Ball (%d), Floor (%d)" % (len(want_ball), len(want_floor)))
+        self.assertEqual(bpy.ops.drape.select_problems(), {'FINISHED'})
+        self.assertEqual(cloth.mode, 'EDIT')
+        bpy.ops.object.mode_set(mode='OBJECT')
+        sel = {v.index for v in cloth.data.vertices if v.select}
+        faces_of = {}
+        for p in cloth.data.polygons:
+            for k in p.edge_keys:
+                faces_of[k] = faces_of.get(k, 0) + 1
+        three = [k for k, n in faces_of.items() if n == 3]
+        self.assertEqual(len(three), 1, "the test's mesh")
+        self.assertEqual(sel, want_ball | want_floor | set(three[0]), "Select Them selected other vertices")
+        self.assertTrue(all(ed.select for ed in cloth.data.edges if ed.key == three[0]),
+                        "Select Them did not select the edge with three faces")
+
+
 class RealTests(Base):
     """Bakes with the real drape binary and checks the physics."""
 
@@ -1234,6 +1352,31 @@ class RealTests(Base):
         print("Bake Warning of a cape pinned to a still bar: %r" % cape.drape.bake_warning)
         self.assertIn("does not move", cape.drape.bake_warning)
 
+    def test_rubbery_bake_warns(self):
+        """A pinned curtain at Quality 2 (cotton needs more) stretches past
+        drape's strain bound: the object's quality warning says so, with the
+        fix, and a bake at the default Quality shows the substeps drape used."""
+        reset_scene()
+        bpy.ops.wm.save_as_mainfile(filepath=os.path.join(ARGS.work, "rubbery.blend"))
+        sc = bpy.context.scene
+        sc.frame_start, sc.frame_end = 1, 24
+        cloth, _top = self.upright_pinned(16, 1.0, "Curtain")
+        cloth.drape.substeps = 2
+        activate(cloth)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        s = cloth.drape
+        print("rubbery curtain at Quality 2: ok %s, warning %r, summary %r" % (s.quality_ok, s.quality_warning,
+                                                                             s.quality_summary))
+        self.assertFalse(s.quality_ok, "a bake at 2 substeps kept within cotton's strain bound")
+        self.assertIn("exceeds its bound", s.quality_warning)
+        self.assertIn("raise Quality", s.quality_warning)
+        self.assertEqual(s.baked_substeps, 2)
+        cloth.drape.substeps = 0
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        print("the same at Quality 0: %d substeps, ok %s, warning %r" % (s.baked_substeps, s.quality_ok,
+                                                                        s.quality_warning))
+        self.assertGreaterEqual(s.baked_substeps, 15, "drape's default substeps")
+
     def test_cape_pins_follow_an_armature(self):
         """An upright cloth pinned along its top row and skinned to an
         armature whose Mid bone pushes the middle of that row 0.2 m forward
@@ -1327,7 +1470,7 @@ def main():
     loader = unittest.TestLoader()
     suite = unittest.TestSuite()
     for case in ARGS.cases.split(","):
-        suite.addTests(loader.loadTestsFromTestCase({"fake": FakeTests, "real": RealTests, "cancel": CancelTests}[case]))
+        suite.addTests(loader.loadTestsFromTestCase({"fake": FakeTests, "panel": PanelTests, "real": RealTests, "cancel": CancelTests}[case]))
     result = unittest.TextTestRunner(stream=sys.stdout, verbosity=2).run(suite)
     sys.stdout.flush()
     if not result.wasSuccessful():

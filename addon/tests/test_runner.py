@@ -14,6 +14,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "drape_cloth"))
 
+import quality  # noqa: E402
 import runner  # noqa: E402
 
 
@@ -256,6 +257,53 @@ class RunnerTest(unittest.TestCase):
         proc_code = proc.terminate(grace=0.5)
         self.assertEqual(proc_code, -9, "a process ignoring SIGTERM must be killed")
         job.discard()
+
+
+class QualityTest(unittest.TestCase):
+    """quality.certificate turns drape's report into the panel's lines."""
+
+    # the certificate of a real bake: examples/curtain at 2 substeps, 24 frames
+    REPORT = {"substeps": 2, "quality": {"ok": False, "checks": [
+        {"key": "max_strain", "value": 1.30536759, "bound": 0.02, "ok": False, "frame": 3, "vertices": [2150, 2151],
+         "position": [0.33, 0.40, -0.01], "note": "bound of the fabric cotton"},
+        {"key": "last_strain", "value": 0.897419829, "bound": 0.01, "ok": False, "frame": 23},
+        {"key": "penetration_m", "value": 0, "bound": 0.0005, "ok": True},
+        {"key": "self_intersections", "value": 15, "bound": 0, "ok": True, "frame": 23,
+         "note": "self-collision is off: the last frame's pairs are reported, not checked"}],
+        "required": [], "failed": []}}
+
+    def test_missed_bounds(self):
+        ok, summary, failed = quality.certificate(self.REPORT, start=10)
+        self.assertFalse(ok)
+        self.assertEqual(failed, [
+            "Strain 131 % exceeds its bound 2 % at frame 13: the cloth stretches like rubber, raise Quality",
+            "Strain at the last frame 89.7 % exceeds its bound 1 % at frame 33: the cloth rests stretched, "
+            "raise Quality"])
+        self.assertEqual(summary, "strain 131 % (bound 2 %), strain at the last frame 89.7 % (bound 1 %), "
+                                  "penetration 0 mm (bound 0.5 mm), intersecting triangle pairs 15 (bound 0)")
+
+    def test_within_bounds_and_requirements(self):
+        rep = json.loads(json.dumps(self.REPORT))
+        for c in rep["quality"]["checks"]:
+            c["value"], c["ok"] = 0.001 if c["key"] != "self_intersections" else 0, True
+        rep["quality"]["ok"] = True
+        self.assertEqual(quality.certificate(rep)[::2], (True, []))
+        rep["quality"]["ok"] = False
+        rep["quality"]["failed"] = ["max_strain<=0.0005 (measured 0.001 at frame 3, vertices 1-2)"]
+        ok, _summary, failed = quality.certificate(rep)
+        self.assertEqual((ok, failed), (False, ["Requirement missed: max_strain<=0.0005 (measured 0.001 at frame 3, "
+                                               "vertices 1-2)"]))
+
+    def test_older_drape_and_garbage(self):
+        old = {"max_stretch": 0.0123, "max_penetration_m": 0.0004, "self_intersections": 2}
+        self.assertEqual(quality.certificate(old), (True, "strain 1.23 %, penetration 0.4 mm, "
+                                                          "intersecting triangle pairs 2", []))
+        for rep in (None, {}, {"quality": "yes"}, {"quality": {"checks": [None, {"key": "max_strain"}, 3]}}):
+            with self.subTest(rep=rep):
+                ok, _summary, failed = quality.certificate(rep)
+                self.assertEqual((ok, failed), (True, []))
+        self.assertTrue(quality.is_quality_warning("quality: largest edge strain 131 % ..."))
+        self.assertFalse(quality.is_quality_warning("pins hold still"))
 
 
 if __name__ == "__main__":

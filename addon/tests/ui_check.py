@@ -7,7 +7,9 @@ Installs the add-on, makes a cloth plane the active object, opens
 Properties > Physics, starts drape.bake with INVOKE_DEFAULT (the modal
 operator on its 0.1 s timer) against a slow fake CLI, takes a screenshot
 mid-bake, cancels with drape.cancel and checks that nothing changed and no
-file is left, then bakes to the end and takes a second screenshot. Writes
+file is left, then bakes to the end a cloth whose strain bound is missed
+(the fake's certificate says so, or with --drape the real drape at Quality 2)
+and takes a second screenshot, of the panel with the quality warning. Writes
 DIR/ui_result.json ({"ok": bool, "log": [...]}) and quits.
 """
 
@@ -67,9 +69,10 @@ def cache_root():
     return bpy.path.abspath("//drape_cache")
 
 
-def screenshot(name):
-    """Saves the window, and the Properties editor cropped from it."""
-    win, area = props_area()
+def screenshot(name, area=None):
+    """Saves the window, and the Properties editor (or area) cropped from it."""
+    win, props = props_area()
+    area = area or props
     region = next(r for r in area.regions if r.type == 'WINDOW')
     path = os.path.join(ARGS.work, name)
     with bpy.context.temp_override(window=win, area=area, region=region):
@@ -179,8 +182,10 @@ def step():
         check(left == [], "cancel left files in %s: %r" % (cache_root(), left))
         log("cancel left the object and the disk unchanged")
         os.environ["FAKE_DRAPE_MODE"] = "ok"
+        os.environ["FAKE_DRAPE_QUALITY"] = "fail"
         if ARGS.drape:
             bpy.context.preferences.addons[MOD].preferences.drape_path = os.path.abspath(ARGS.drape)
+            cloth.drape.substeps = 2  # too few for cotton: the bake stretches past its strain bound
         invoke_bake()
         STATE.update(step="baking_ok", t=time.monotonic())
     elif s == "baking_ok":
@@ -190,6 +195,10 @@ def step():
         check(len(mods) == 1, "no Mesh Cache after the modal bake")
         check(os.path.isfile(bpy.path.abspath(mods[0].filepath)), "cache file %s missing" % mods[0].filepath)
         log("modal bake attached %s" % mods[0].filepath)
+        s_ = cloth.drape
+        log("quality: ok %s, warning %r, summary %r" % (s_.quality_ok, s_.quality_warning, s_.quality_summary))
+        check(not s_.quality_ok and "exceeds its bound" in s_.quality_warning,
+              "the panel has no warning for the missed strain bound: %r" % s_.quality_warning)
         bpy.context.scene.frame_set(40)
         win = bpy.context.window_manager.windows[0]
         for area in win.screen.areas:
@@ -201,6 +210,19 @@ def step():
         return 0.5
     elif s == "shot":
         screenshot("baked.png")
+        # the 3D view becomes a wide Properties editor on the Physics tab:
+        # the panel's lines as an artist who widens the editor reads them
+        win = bpy.context.window_manager.windows[0]
+        big = max(win.screen.areas, key=lambda a: a.width * a.height)
+        big.type = 'PROPERTIES'
+        STATE.update(step="physics_tab", t=time.monotonic(), area=big)
+        return 0.5
+    elif s == "physics_tab":
+        STATE["area"].spaces.active.context = 'PHYSICS'  # its tabs exist once it has been drawn
+        STATE.update(step="shot_panel", t=time.monotonic())
+        return 0.5
+    elif s == "shot_panel":
+        screenshot("quality_panel.png", STATE["area"])
         done(True)
         return None
     return 0.1
