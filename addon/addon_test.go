@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -130,7 +131,53 @@ func TestAddon(t *testing.T) {
 			t.Fatalf("modal bake under Xvfb failed:\n%s\noutput:\n%s", strings.Join(res.Log, "\n"), out)
 		}
 	})
+	t.Run("blender_quit_mid_bake", func(t *testing.T) {
+		// File > Quit while the modal bake runs: Blender cancels the modal
+		// operator on the way out, which stops drape and removes its files.
+		xvfb := need(t, "xvfb-run", "install it with `apt-get install xvfb`")
+		work := privateDirs(t)
+		cmd := exec.Command(xvfb, "-a", "-s", "-screen 0 1280x800x24", bin, "--factory-startup",
+			"--python", "tests/ui_check.py", "--", "--zip", zip, "--fake", "tests/fake_drape.py",
+			"--work", filepath.Join(work, "work"), "--quit-mid-bake")
+		cmd.Env = blenderEnv(work)
+		out := run(t, cmd)
+		data, err := os.ReadFile(filepath.Join(work, "work", "ui_result.json"))
+		if err != nil {
+			t.Fatalf("ui_check.py wrote no result (%v); output:\n%s", err, out)
+		}
+		var res struct {
+			OK      bool     `json:"ok"`
+			Log     []string `json:"log"`
+			PID     int      `json:"pid"`
+			Staging string   `json:"staging"`
+		}
+		if err := json.Unmarshal(data, &res); err != nil {
+			t.Fatalf("ui_result.json: %v", err)
+		}
+		if !res.OK || res.PID == 0 || res.Staging == "" {
+			t.Fatalf("no bake to quit from:\n%s\noutput:\n%s", strings.Join(res.Log, "\n"), out)
+		}
+		if alive(res.PID) {
+			t.Errorf("drape (pid %d) still runs after Blender quit", res.PID)
+		}
+		if _, err := os.Stat(res.Staging); !os.IsNotExist(err) {
+			t.Errorf("Blender quit mid-bake and left the staging folder %s", res.Staging)
+		}
+	})
 	t.Run("blender_real", func(t *testing.T) {
+		// The linux-x64 legacy zip carries drape: the real bakes use it
+		// (test_0_binary), with none on PATH and no preference.
+		if runtime.GOOS == "linux" && runtime.GOARCH == "amd64" {
+			legacy := filepath.Join(filepath.Dir(releaseZip(t, py, dir)), "drape_cloth-0.1.0-linux-x64-legacy.zip")
+			work := privateDirs(t)
+			cmd := exec.Command(bin, "-b", "--factory-startup", "--python-exit-code", "1", "--python",
+				"tests/test_addon.py", "--", "--zip", legacy, "--work", filepath.Join(work, "work"), "--cases", "real")
+			cmd.Env = withoutDrape(blenderEnv(work))
+			if out := run(t, cmd); !strings.Contains(out, "\nOK") || !strings.Contains(out, "scripts/addons/drape_cloth/bin/drape") {
+				t.Fatalf("blender real tests with the legacy zip's drape: no OK, or another drape ran:\n%s", out)
+			}
+			return
+		}
 		drape := filepath.Join(dir, "drape")
 		build := exec.Command("go", "build", "-o", drape, "./cmd/drape")
 		build.Dir = ".."

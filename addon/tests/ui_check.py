@@ -31,6 +31,9 @@ ap.add_argument("--zip", required=True)
 ap.add_argument("--fake", required=True)
 ap.add_argument("--work", required=True)
 ap.add_argument("--drape", default="", help="a real drape binary for the second (completed) bake")
+ap.add_argument("--quit-mid-bake", action="store_true",
+                help="quit Blender (File > Quit) while the slow bake runs, after writing drape's pid and the "
+                     "staging folder to the result; addon_test.go checks that neither is left")
 ARGS = ap.parse_args(argv)
 os.makedirs(ARGS.work, exist_ok=True)
 LOG = []
@@ -42,9 +45,9 @@ def log(msg):
     print("ui_check: " + msg, flush=True)
 
 
-def done(ok):
+def done(ok, **extra):
     with open(os.path.join(ARGS.work, "ui_result.json"), "w") as f:
-        json.dump({"ok": ok, "log": LOG}, f, indent=1)
+        json.dump(dict({"ok": ok, "log": LOG}, **extra), f, indent=1)
     bpy.ops.wm.quit_blender()
 
 
@@ -168,6 +171,10 @@ def step():
         check(bpy.context.window_manager.drape_progress > 0, "panel progress still 0 at frame %d" % frame)
         log("progress %d/%d, panel %.0f%%, status %r" % (frame, frames, bpy.context.window_manager.drape_progress,
                                                           job.status))
+        if ARGS.quit_mid_bake:
+            log("quitting Blender mid-bake")
+            done(True, pid=job.job.process.proc.pid, staging=job.job.staging)
+            return None
         screenshot("baking.png")
         res = bpy.ops.drape.cancel()
         check(res == {'FINISHED'}, "drape.cancel returned %r" % res)
