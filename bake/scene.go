@@ -815,7 +815,8 @@ func (w *WindSpec) validate(s *Scene, key string) error {
 }
 
 // OutputKind classifies an output path by its ending: "glb", "gltf", "pc2",
-// "mdd", "usda" (.usda, or .usd holding the text format), or "objseq" for a folder (a path ending in a separator or with no
+// "mdd", "usda" (.usda, or .usd holding the text format), "usdc", or
+// "objseq" for a folder (a path ending in a separator or with no
 // extension).
 func OutputKind(path string) (string, error) {
 	if path == "" {
@@ -835,8 +836,10 @@ func OutputKind(path string) (string, error) {
 		return "mdd", nil
 	case ".usda", ".usd":
 		return "usda", nil
+	case ".usdc":
+		return "usdc", nil
 	case "":
 		return "objseq", nil
 	}
-	return "", fmt.Errorf("unknown output type %q: use .glb, .gltf, .pc2, .mdd, .usda, .usd or a folder/ for an OBJ sequence", filepath.Ext(path))
+	return "", fmt.Errorf("unknown output type %q: use .glb, .gltf, .pc2, .mdd, .usda, .usd, .usdc or a folder/ for an OBJ sequence", filepath.Ext(path))
 }

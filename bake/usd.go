@@ -236,11 +236,14 @@ func planeQuad(p sdf.Plane) ([]vec.Vec3, [][3]int32) {
 	return pos, [][3]int32{{0, 1, 2}, {0, 2, 3}}
 }
 
-// writeUSD writes the USD text layer of a bake.
-func (j *Job) writeUSD(w io.Writer, rec *Recording) error {
+// writeUSD writes the USD layer of a bake, as text or as a crate file.
+func (j *Job) writeUSD(w io.Writer, rec *Recording, crate bool) error {
 	st, err := j.usdStage(rec)
 	if err != nil {
 		return err
+	}
+	if crate {
+		return meshio.WriteUSDC(w, st)
 	}
 	return meshio.WriteUSDA(w, st)
 }

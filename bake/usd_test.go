@@ -14,8 +14,8 @@ import (
 )
 
 // TestUSDPointCache bakes a cloth hung over a keyed sphere, beside a box
-// and above a ground plane, to .usda, .usd and .pc2, and opens each USD
-// file with Pixar's usd-core: no composition errors, no validator errors
+// and above a ground plane, to .usda, .usd, .usdc and .pc2, and opens each
+// USD file with Pixar's usd-core: the same layer in text and crate form, no composition errors, no validator errors
 // (the checks usdchecker runs), the stage metadata (fps, metres, Y up, the
 // frame range), the cloth's faces, UVs and normals, one points and normals
 // sample per frame equal to the PC2's positions of the same bake within
@@ -25,7 +25,7 @@ import (
 func TestUSDPointCache(t *testing.T) {
 	dir := t.TempDir()
 	const frames = 24
-	sc := hangingScene(t, dir, frames, "out.usda", "out.usd", "out.pc2")
+	sc := hangingScene(t, dir, frames, "out.usda", "out.usd", "out.usdc", "out.pc2")
 	sc.Input = writeUVGridOBJ(t, dir, 16)
 	sc.Colliders = []ColliderSpec{
 		{Type: "sphere", Center: &[3]float64{0, 0.3, 0.1}, Radius: 0.2,
@@ -56,8 +56,18 @@ func TestUSDPointCache(t *testing.T) {
 	}
 	codes := []float64{0, frames / 2, frames - 1}
 	blenderUSD(t, filepath.Join(dir, "out.usda"), sc.FPS, codes, rec)
-	for _, name := range []string{"out.usda", "out.usd"} {
+	blenderUSD(t, filepath.Join(dir, "out.usdc"), sc.FPS, codes, rec)
+	layer := ""
+	for _, name := range []string{"out.usda", "out.usd", "out.usdc"} {
 		u := testtool.USD(t, filepath.Join(dir, name), codes...)
+		if len(u.LayerSHA256) != 64 {
+			t.Fatalf("%s: layer hash %q", name, u.LayerSHA256)
+		}
+		if layer == "" {
+			layer = u.LayerSHA256
+		} else if u.LayerSHA256 != layer {
+			t.Errorf("%s holds another layer than out.usda (text SHA-256 %s, want %s)", name, u.LayerSHA256, layer)
+		}
 		if len(u.CompositionErrors) != 0 {
 			t.Errorf("%s: composition errors %q", name, u.CompositionErrors)
 		}

@@ -113,8 +113,8 @@ func (j *Job) Write(ctx context.Context, rec *Recording) ([]OutputInfo, error) {
 				}
 				return meshio.WriteMDD(w, frames, j.times(rec))
 			})
-		case "usda":
-			s, err = stageFile(p, func(w io.Writer) error { return j.writeUSD(w, rec) })
+		case "usda", "usdc":
+			s, err = stageFile(p, func(w io.Writer) error { return j.writeUSD(w, rec, kind == "usdc") })
 		case "objseq":
 			s, err = stageDir(p, func(dir string) error { return j.writeOBJSeq(dir, rec, render) })
 		}

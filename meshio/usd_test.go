@@ -2,6 +2,7 @@ package meshio
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 
@@ -38,12 +39,14 @@ func TestWriteUSDAErrors(t *testing.T) {
 		{"UV indices", func(s *USDStage) { s.Meshes[0].UVs, s.Meshes[0].UVIndices = [][2]float32{{0, 0}}, []int32{0} }},
 		{"transforms", func(s *USDStage) { s.Meshes[0].Transforms = []vec.Mat4{vec.Identity()} }},
 	} {
-		s := good()
-		c.edit(s)
-		var buf bytes.Buffer
-		err := WriteUSDA(&buf, s)
-		if err == nil || !strings.Contains(err.Error(), c.want) || buf.Len() != 0 {
-			t.Errorf("%s: error %v, %d bytes written; want an error saying %q and nothing written", c.want, err, buf.Len(), c.want)
+		for _, write := range []func(io.Writer, *USDStage) error{WriteUSDA, WriteUSDC} {
+			s := good()
+			c.edit(s)
+			var buf bytes.Buffer
+			err := write(&buf, s)
+			if err == nil || !strings.Contains(err.Error(), c.want) || buf.Len() != 0 {
+				t.Errorf("%s: error %v, %d bytes written; want an error saying %q and nothing written", c.want, err, buf.Len(), c.want)
+			}
 		}
 	}
 	var buf bytes.Buffer
@@ -59,5 +62,37 @@ func TestWriteUSDAErrors(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "point3f[] points = [(0.1, 0, 0), (1, 0, 0), (0, 0, 1)]") {
 		t.Errorf("static points not written as the shortest float32 text:\n%s", buf.String())
+	}
+}
+
+// TestLZ4Literals decodes the literal-only LZ4 blocks the crate writer
+// frames its sections in, with the LZ4 block rules (a token's high nibble
+// is the literal count, 15 continues in bytes while they are 255).
+func TestLZ4Literals(t *testing.T) {
+	for _, n := range []int{1, 14, 15, 16, 269, 270, 1000} {
+		in := make([]byte, n)
+		for i := range in {
+			in[i] = byte(i * 7)
+		}
+		z := lz4Literals(in)
+		if z[0] != 0 {
+			t.Fatalf("n=%d: chunk count byte %d, want 0 (one chunk)", n, z[0])
+		}
+		p := 1
+		l := int(z[p] >> 4)
+		p++
+		if l == 15 {
+			for {
+				b := int(z[p])
+				p++
+				l += b
+				if b != 255 {
+					break
+				}
+			}
+		}
+		if l != n || !bytes.Equal(z[p:], in) {
+			t.Errorf("n=%d: block decodes to %d literals (%d bytes follow), want the %d input bytes", n, l, len(z)-p, n)
+		}
 	}
 }

@@ -2,7 +2,7 @@
 // output formats an engine or a pipeline takes, timing each write and
 // measuring its size: glb with one exact morph target per frame, glb with
 // the default compressed targets (and quantized), and the USD text point
-// cache. It prints one Markdown table row per scene, the figures the
+// cache as text and as crate. It prints one Markdown table row per scene, the figures the
 // README quotes.
 //
 //	go run ./bench/exports examples/tablecloth/scene.json examples/tshirt/scene.json drape300
@@ -32,8 +32,8 @@ func main() {
 		fail(err)
 	}
 	defer os.RemoveAll(tmp)
-	fmt.Println("| scene | frames | vertices | exact glb | compressed glb | targets, max / RMS error | quantized compressed glb | USD (.usda) |")
-	fmt.Println("|---|---|---|---|---|---|---|---|")
+	fmt.Println("| scene | frames | vertices | exact glb | compressed glb | targets, max / RMS error | quantized compressed glb | USD text (.usda) | USD binary (.usdc) |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	for _, arg := range os.Args[1:] {
 		sc, name, err := scene(arg, tmp)
 		if err != nil {
@@ -65,10 +65,11 @@ func main() {
 		q, tq := write("q.glb", 0, true)
 		tq -= te + tc
 		usd, tu := write("bake.usda", 0, false)
+		usdc, tb := write("bake.usdc", 0, false)
 		m := comp.Morph
-		fmt.Printf("| %s | %d | %d | %s (%s) | %s (%s) | %d, %.3f / %.4f mm | %s (%s) | %s (%s) |\n",
+		fmt.Printf("| %s | %d | %d | %s (%s) | %s (%s) | %d, %.3f / %.4f mm | %s (%s) | %s (%s) | %s (%s) |\n",
 			name, len(rec.Frames), len(j.Welded.RenderToSim), mb(exact.Bytes), sec(te), mb(comp.Bytes), sec(tc),
-			m.Targets, 1e3*m.MaxError, 1e3*m.RMSError, mb(q.Bytes), sec(max(tq, 0)), mb(usd.Bytes), sec(tu))
+			m.Targets, 1e3*m.MaxError, 1e3*m.RMSError, mb(q.Bytes), sec(max(tq, 0)), mb(usd.Bytes), sec(tu), mb(usdc.Bytes), sec(tb))
 	}
 }
 

@@ -42,7 +42,7 @@ Exit codes: 0 ok, 1 internal error, 2 usage, 3 bad input, 4 simulation diverged 
 5 a --require bound missed (outputs and report written; the message names the bound), 6 cannot write the
 output (nothing written), 130 cancelled.`,
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "out", Aliases: []string{"o"}, Usage: "output `PATH`: .glb (default), .gltf, .pc2, .mdd, .usda/.usd (USD point cache), or DIR/ for an OBJ sequence; repeat for several"},
+			&cli.StringSliceFlag{Name: "out", Aliases: []string{"o"}, Usage: "output `PATH`: .glb (default), .gltf, .pc2, .mdd, .usda/.usd/.usdc (USD point cache), or DIR/ for an OBJ sequence; repeat for several"},
 			&cli.IntFlag{Name: "frames", Usage: "frames to bake (default 120)"},
 			&cli.Float64Flag{Name: "fps", Usage: "frames per second (default 24)"},
 			&cli.IntFlag{Name: "frame-step", Usage: "write every `K`th frame"},

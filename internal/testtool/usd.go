@@ -16,7 +16,10 @@ const USDCoreVersion = "26.11"
 // USDResult is what tools/usd/usd_read.py reports about a USD file.
 type USDResult struct {
 	CompositionErrors []string `json:"composition_errors"`
-	Stage             struct {
+	// LayerSHA256 hashes the root layer exported as text: the same for a
+	// .usda and a .usdc holding the same layer.
+	LayerSHA256 string `json:"layer_sha256"`
+	Stage       struct {
 		TimeCodesPerSecond float64 `json:"timeCodesPerSecond"`
 		FramesPerSecond    float64 `json:"framesPerSecond"`
 		StartTimeCode      float64 `json:"startTimeCode"`

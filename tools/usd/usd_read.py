@@ -11,14 +11,17 @@ implementation (usd-core, in tools/venv-usd) and print one JSON object:
 
 "frames" hold each mesh's points at every requested time code, in the
 mesh's own space ("points") and in world space ("world", through its
-transforms). "checker" lists what usdchecker reports: every validator of USD's
+transforms). "layer_sha256" is the SHA-256 of the root layer exported as text, so
+two files holding the same layer (.usda and .usdc) give the same hash.
+"checker" lists what usdchecker reports: every validator of USD's
 validation framework (UsdValidation, which usdchecker runs; usd-core ships
 the framework but not the usdchecker binary) run on the stage.
 """
+import hashlib
 import json
 import sys
 
-from pxr import Gf, Usd, UsdGeom, UsdValidation
+from pxr import Gf, Sdf, Usd, UsdGeom, UsdValidation
 
 
 def main():
@@ -30,6 +33,8 @@ def main():
     if stage is None:
         raise SystemExit("usd_read.py: could not open %s" % path)
     out = {"composition_errors": [str(e) for e in stage.GetCompositionErrors()]}
+    text = Sdf.Layer.FindOrOpen(path).ExportToString()
+    out["layer_sha256"] = hashlib.sha256(text.encode("utf-8")).hexdigest()
     dp = stage.GetDefaultPrim()
     out["stage"] = {
         "timeCodesPerSecond": stage.GetTimeCodesPerSecond(),
