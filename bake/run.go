@@ -28,6 +28,10 @@ type Options struct {
 	// Warn, if set, receives non-fatal problems (suspicious scale, vertices
 	// starting inside a collider).
 	Warn func(string)
+	// MaxMemory is the most memory [bytes] a bake may plan to hold; a bake
+	// whose estimate is larger is refused before it allocates (0: 80 % of
+	// physical memory; < 0: no limit).
+	MaxMemory int64
 }
 
 // Progress describes a bake in flight; it is also the JSON object that
@@ -110,6 +114,9 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 		return nil, badInput(err, "the cloth needs at least one triangle with non-zero area")
 	}
 	j.Mesh, j.Welded = m, w
+	if err := j.checkMemory(opt.MaxMemory); err != nil {
+		return nil, err
+	}
 	if j.inputHash, err = hashFile(input); err != nil {
 		return nil, badInput(err, "check the input path")
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -76,6 +77,7 @@ output (nothing written), 130 cancelled.`,
 			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON object on stdout"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "bake up to `N` jobs of a batch at once"},
 			&cli.StringSliceFlag{Name: "require", Usage: "fail the bake with exit code 5 (outputs still written) unless `KEY<=VALUE` holds (quote it: a shell reads < as a redirection); keys max_strain, last_strain (edge strain, 0.01 = 1 %), penetration_m, self_intersections; repeatable"},
+			&cli.StringFlag{Name: "max-memory", Usage: "refuse a bake that would hold more than `SIZE` in memory (e.g. 8G; default 80% of physical memory; 0 or less: no limit)"},
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the bake to `FILE` (for go tool pprof)"},
 		},
 		Action: bakeAction,
@@ -273,6 +275,23 @@ func flagPathsAbs(sc *bake.Scene, paths []string) error {
 	return nil
 }
 
+// maxMemoryFlag returns --max-memory in bytes (0 when not set, -1 for no
+// limit).
+func maxMemoryFlag(c *cli.Context) (int64, error) {
+	if !c.IsSet("max-memory") {
+		return 0, nil
+	}
+	v := strings.TrimSpace(c.String("max-memory"))
+	if f, err := strconv.ParseFloat(v, 64); err == nil && f <= 0 {
+		return -1, nil
+	}
+	n, err := bake.ParseBytes(v)
+	if err != nil {
+		return 0, usagef("--max-memory: %v", err)
+	}
+	return n, nil
+}
+
 // jobResult is one job's outcome, as --json prints it.
 type jobResult struct {
 	Input string `json:"input"`
@@ -323,6 +342,9 @@ func bakeAction(c *cli.Context) error {
 	if err := applyFlags(c, bake.DefaultScene()); err != nil {
 		return err
 	}
+	if _, err := maxMemoryFlag(c); err != nil {
+		return err
+	}
 	inputs, err := jobInputs(c.Args().Slice())
 	if err != nil {
 		return err
@@ -359,8 +381,13 @@ func bakeOne(c *cli.Context, input, mode string, stdout, stderr io.Writer) error
 	var mu sync.Mutex
 	enc := json.NewEncoder(stdout)
 	bar := newProgressBar(stderr)
+	maxMem, err := maxMemoryFlag(c)
+	if err != nil {
+		return err
+	}
 	opt := bake.Options{
-		Warn: func(s string) { fmt.Fprintf(stderr, "drape: warning: %s\n", s) },
+		MaxMemory: maxMem,
+		Warn:      func(s string) { fmt.Fprintf(stderr, "drape: warning: %s\n", s) },
 		Progress: func(p bake.Progress) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -426,7 +453,9 @@ func bakeBatch(c *cli.Context, inputs []string, mode string, stdout, stderr io.W
 				if n > 1 && sc.Threads == 0 {
 					sc.Threads = 1 // jobs run side by side; identical result either way
 				}
+				maxMem, _ := maxMemoryFlag(c) // checked by bakeAction
 				rep, err = bake.Run(c.Context, sc, bake.Options{
+					MaxMemory: maxMem,
 					Warn: func(s string) {
 						mu.Lock()
 						fmt.Fprintf(stderr, "drape: %s: warning: %s\n", in, s)

@@ -1,0 +1,182 @@
+package bake
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Bytes per vertex per stored frame that a bake holds at its peak, while
+// it writes a glTF: the recorded simulation positions (float64 x 3), the
+// positions scattered onto the render vertices and their normals
+// (float64 x 3 each), and the glTF's float32 morph data with its encoded
+// copy (float32 x 3, positions and normals, twice). Point caches and OBJ
+// sequences hold one more float64 copy per vertex while they are written.
+const (
+	bytesPerSimVertex    = 24
+	bytesPerRenderVertex = 24 + 24 + 2*2*12
+	bytesPerCacheVertex  = 24
+	// The model, the solver's scratch and the self-contact structures per
+	// simulation vertex and triangle, an upper estimate.
+	bytesModelPerVertex   = 2048
+	bytesModelPerTriangle = 1024
+	// gcOverhead is the peak heap over the live data: Go's collector lets
+	// the heap grow past what is live before it collects (a 10,000-vertex,
+	// 400-frame bake peaks at 1.4 times the sum above).
+	gcOverhead = 1.5
+	// defaultMemoryShare is the share of physical memory a bake may plan
+	// to hold when no --max-memory is given.
+	defaultMemoryShare = 0.8
+)
+
+// storedFrames is how many frames a bake of sc keeps: every FrameStep-th
+// and the last.
+func storedFrames(sc *Scene) int64 {
+	if sc.Frames <= 0 || sc.FrameStep <= 0 {
+		return 0
+	}
+	n := int64((sc.Frames-1)/sc.FrameStep) + 1
+	if (sc.Frames-1)%sc.FrameStep != 0 {
+		n++
+	}
+	return n
+}
+
+// memoryEstimate returns the bytes the bake will hold at its peak, from
+// the stored frames, the vertex counts and the outputs.
+func (j *Job) memoryEstimate() int64 {
+	sc := j.Scene
+	frames := storedFrames(sc)
+	sim, render := int64(len(j.Welded.Positions)), int64(len(j.Welded.RenderToSim))
+	tris := int64(len(j.Welded.Triangles))
+	perFrame := sim*bytesPerSimVertex + render*bytesPerRenderVertex
+	for _, p := range j.outputPaths() {
+		if k, _ := OutputKind(p); k != "glb" && k != "gltf" {
+			perFrame += max(render, int64(j.Mesh.SourceVertices)) * bytesPerCacheVertex
+			break
+		}
+	}
+	live := sat(frames, perFrame) + sim*bytesModelPerVertex + tris*bytesModelPerTriangle
+	if live > 1<<61 {
+		return 1 << 62
+	}
+	return int64(gcOverhead * float64(live))
+}
+
+// sat multiplies without overflowing: the product, or the largest int64.
+func sat(a, b int64) int64 {
+	if a != 0 && b > (1<<62)/a {
+		return 1 << 62
+	}
+	return a * b
+}
+
+// memoryBudget is the bytes a bake may plan to hold: maxBytes if > 0,
+// none when < 0, else defaultMemoryShare of physical memory; 0 means no
+// check.
+func memoryBudget(maxBytes int64) int64 {
+	if maxBytes > 0 {
+		return maxBytes
+	}
+	if maxBytes < 0 {
+		return 0
+	}
+	return int64(defaultMemoryShare * float64(physicalMemory()))
+}
+
+// physicalMemory returns the machine's memory [bytes] from /proc/meminfo,
+// or 0 where it cannot tell.
+func physicalMemory() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		f := strings.Fields(s.Text())
+		if len(f) >= 2 && f[0] == "MemTotal:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			if err == nil {
+				return kb * 1024
+			}
+		}
+	}
+	return 0
+}
+
+// checkMemory refuses a bake whose estimate exceeds the budget, before
+// the model and the frames are allocated.
+func (j *Job) checkMemory(maxBytes int64) error {
+	budget := memoryBudget(maxBytes)
+	if budget == 0 {
+		return nil
+	}
+	est := j.memoryEstimate()
+	if est <= budget {
+		return nil
+	}
+	sc := j.Scene
+	frames := storedFrames(sc)
+	fix := "store fewer frames (--frame-step K keeps every Kth frame; fewer --frames), use a coarser mesh, or set the budget with --max-memory SIZE (e.g. --max-memory 32G; the default is 80 % of physical memory)"
+	if perFrame := (est - j.memoryEstimateFixed()) / max(frames, 1); perFrame > 0 {
+		if fit := (budget - j.memoryEstimateFixed()) / perFrame; fit >= 2 && fit < frames {
+			k := (frames + fit - 1) / fit * int64(sc.FrameStep)
+			fix = fmt.Sprintf("store at most %d frames: --frame-step %d, or fewer --frames; or a coarser mesh; --max-memory SIZE sets the budget (default 80 %% of physical memory)", fit, k)
+		}
+	}
+	return &Error{Code: ExitBadInput,
+		Err: fmt.Errorf("%s: the bake would hold about %s in memory (%d stored frames of %d vertices), more than its budget of %s",
+			sc.Input, FormatBytes(est), frames, len(j.Welded.RenderToSim), FormatBytes(budget)),
+		Fix: fix}
+}
+
+// memoryEstimateFixed is the part of memoryEstimate that does not grow
+// with the frames.
+func (j *Job) memoryEstimateFixed() int64 {
+	return int64(gcOverhead * float64(int64(len(j.Welded.Positions))*bytesModelPerVertex+int64(len(j.Welded.Triangles))*bytesModelPerTriangle))
+}
+
+// FormatBytes writes n as a size people read: 1.5 GiB, 300 MiB.
+func FormatBytes(n int64) string {
+	const k = 1024
+	switch {
+	case n >= k*k*k*k:
+		return fmt.Sprintf("%.1f TiB", float64(n)/(k*k*k*k))
+	case n >= k*k*k:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(k*k*k))
+	case n >= k*k:
+		return fmt.Sprintf("%.0f MiB", float64(n)/(k*k))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// ParseBytes reads a size such as 512M, 8G, 8GiB, 1.5T or a plain number of
+// bytes (K, M, G, T are powers of 1024).
+func ParseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(strings.ToUpper(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
+	mul := 1.0
+	if n := len(t); n > 0 {
+		switch t[n-1] {
+		case 'K':
+			mul = 1 << 10
+		case 'M':
+			mul = 1 << 20
+		case 'G':
+			mul = 1 << 30
+		case 'T':
+			mul = 1 << 40
+		}
+		if mul > 1 {
+			t = t[:n-1]
+		}
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+	if err != nil || !(v > 0) || v*mul > 1<<62 {
+		return 0, fmt.Errorf("%q is not a size: give bytes with K, M, G or T, e.g. 8G", s)
+	}
+	return int64(v * mul), nil
+}
