@@ -92,6 +92,11 @@ func TestAddonBpy(t *testing.T) {
 			if !strings.Contains(out, "\nOK") {
 				t.Fatalf("bpy %s: no OK in the output:\n%s", version, out)
 			}
+			for _, w := range []string{"RuntimeWarning", "DeprecationWarning"} {
+				if strings.Contains(out, w) {
+					t.Errorf("bpy %s warns about the add-on (%s):\n%s", version, w, out)
+				}
+			}
 			if !strings.Contains(out, "resources/extensions/user_default/drape_cloth/bin/drape") {
 				t.Fatalf("bpy %s: the bakes did not use the Extension's own drape:\n%s", version, out)
 			}

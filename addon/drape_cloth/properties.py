@@ -43,6 +43,11 @@ SHAPES = [
 ]
 
 
+# Blender 4.5 and newer warn about a "//" path in a path property unless it
+# says that it takes one; older ones do not know the option.
+_BLEND_RELATIVE = {"options": {'PATH_SUPPORTS_BLEND_RELATIVE'}} if bpy.app.version >= (4, 5, 0) else {}
+
+
 def _pin_target_poll(self, obj):
     """Pin To offers the mesh objects whose Drape Role is Collider."""
     return obj.type == 'MESH' and obj.drape.role == 'COLLIDER'
@@ -138,7 +143,7 @@ class DRAPE_PG_object_settings(bpy.types.PropertyGroup):
 
     # the bake on this object (set by drape.bake, cleared by drape.clear)
     cache_dir: StringProperty(name="Cache Folder", default="", subtype='DIR_PATH',
-                              description="Where this object's bake lives")
+                              description="Where this object's bake lives", **_BLEND_RELATIVE)
     baked_frames: IntProperty(name="Baked Frames", default=0)
     bake_warning: StringProperty(name="Bake Warning", default="",
                                  description="What the last bake could not follow (a deforming collider)")
