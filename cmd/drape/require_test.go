@@ -267,6 +267,16 @@ func TestBatchMissedRequirement(t *testing.T) {
 	if status["a.json"] != "ok" || status["b.json"] != "requirement_missed" {
 		t.Errorf("--json statuses = %v, want a ok and b requirement_missed", status)
 	}
+
+	// a failed job's exit code comes first
+	os.WriteFile(filepath.Join(dir, "c.json"), []byte(`{"input": "nothere.obj", "frames": 6, "output": "c.pc2"}`), 0o644)
+	code, out, errOut = runBin(t, dir, "bake", ".", "--json")
+	if code != 3 || !strings.Contains(errOut, "2 of 3 jobs baked, 1 failed, 1 missed a requirement") {
+		t.Errorf("batch with a broken job: exit %d, want 3 (the failure's)\nstderr: %s", code, errOut)
+	}
+	if !strings.Contains(out, `"status":"failed"`) || !strings.Contains(out, `"status":"requirement_missed"`) {
+		t.Errorf("--json does not tell the failed job from the missed one:\n%s", out)
+	}
 }
 
 // writeTriangleGrid writes a 1 m OBJ grid of n x n vertices in the XZ plane
