@@ -21,7 +21,7 @@ import (
 // targets, is at least 4x smaller than the exact glb, passes the Khronos
 // validator with no error or warning, and plays in three.js and in
 // Blender's glTF importer with every vertex within 0.5 mm of the exact
-// bake as read back from its file; 8 targets stay 8 and report the error
+// bake as read back from its file, at every frame; 8 targets stay 8 and report the error
 // they reached.
 func TestCompressedMorphTargetsPlay(t *testing.T) {
 	dir := t.TempDir()
@@ -120,13 +120,12 @@ func TestCompressedMorphTargetsPlay(t *testing.T) {
 		t.Errorf("three.js: worst vertex %.3g m from the exact bake, want <= %g", worst, tol)
 	}
 
-	// Blender at every 5th frame and the last
+	// Blender at every frame
 	var frames []string
 	var ks []int
-	for k := 0; k < 300; k += 5 {
+	for k := range 300 {
 		ks = append(ks, k)
 	}
-	ks = append(ks, 299)
 	for _, k := range ks {
 		frames = append(frames, strconv.Itoa(k))
 	}
