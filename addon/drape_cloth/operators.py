@@ -1,5 +1,5 @@
 """Operators: drape.bake (modal with a UI, synchronous without), drape.cancel,
-drape.clear (Free Bake), drape.to_shape_keys and drape.export_gltf.
+drape.clear (Free Bake), drape.to_shape_keys, drape.export_gltf and drape.export_usd.
 
 bpy is touched only on the main thread: the reader threads of runner.Process
 only fill a queue, which the modal timer empties."""
@@ -177,7 +177,8 @@ def finish(context, state, code):
                 final, stored = sx.cache_dir(objs[k])
                 others.append((runner.BakeJob(final), stored))
                 folder = others[-1][0].staging
-                shutil.copyfile(os.path.join(job.staging, sx.GLB_NAME), os.path.join(folder, sx.GLB_NAME))
+                for name in (sx.GLB_NAME, sx.USD_NAME):
+                    shutil.copyfile(os.path.join(job.staging, name), os.path.join(folder, name))
             if len(state.parts) == 1 and all(_is_identity(m) for m in p["matrices"]):
                 pc2s.append(sx.PC2_NAME)
                 continue
@@ -185,8 +186,8 @@ def finish(context, state, code):
                              p["offset"], p["nverts"])
             pc2s.append(LOCAL_PC2_NAME)
         for pj, _stored in others:
-            pj.commit([LOCAL_PC2_NAME, sx.GLB_NAME])
-        job.commit([sx.PC2_NAME, sx.GLB_NAME])
+            pj.commit([LOCAL_PC2_NAME, sx.GLB_NAME, sx.USD_NAME])
+        job.commit([sx.PC2_NAME, sx.GLB_NAME, sx.USD_NAME])
     except (OSError, ValueError) as e:
         job.discard()
         for pj, _stored in others:
@@ -551,7 +552,7 @@ class DRAPE_OT_to_shape_keys(bpy.types.Operator):
 
 
 class DRAPE_OT_export_gltf(bpy.types.Operator, ExportHelper):
-    """Save drape's own baked .glb (morph-target animation, Y-up) for game engines"""
+    """Save drape's own baked .glb for game engines (morph-target animation, Y-up; at most 64 targets)"""
     bl_idname = "drape.export_gltf"
     bl_label = "Export glTF for Engines"
     filename_ext = ".glb"
@@ -566,6 +567,32 @@ class DRAPE_OT_export_gltf(bpy.types.Operator, ExportHelper):
         src = os.path.join(bpy.path.abspath(context.object.drape.cache_dir), sx.GLB_NAME)
         if not os.path.isfile(src):
             _report_error(self, "no baked glTF at %s. Fix: bake again" % src)
+            return {'CANCELLED'}
+        try:
+            shutil.copyfile(src, self.filepath)
+        except OSError as e:
+            _report_error(self, "cannot write %s: %s" % (self.filepath, e))
+            return {'CANCELLED'}
+        self.report({'INFO'}, "Drape: saved %s" % self.filepath)
+        return {'FINISHED'}
+
+
+class DRAPE_OT_export_usd(bpy.types.Operator, ExportHelper):
+    """Save drape's own baked USD point cache for pipelines (.usdc: cloth and colliders per frame)"""
+    bl_idname = "drape.export_usd"
+    bl_label = "Export USD"
+    filename_ext = ".usdc"
+    filter_glob: StringProperty(default="*.usdc", options={'HIDDEN'})
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.object
+        return obj is not None and bool(obj.drape.cache_dir)
+
+    def execute(self, context):
+        src = os.path.join(bpy.path.abspath(context.object.drape.cache_dir), sx.USD_NAME)
+        if not os.path.isfile(src):
+            _report_error(self, "no baked USD at %s. Fix: bake again" % src)
             return {'CANCELLED'}
         try:
             shutil.copyfile(src, self.filepath)
@@ -637,4 +664,4 @@ class DRAPE_OT_select_problems(bpy.types.Operator):
 
 
 classes = (DRAPE_OT_bake, DRAPE_OT_cancel, DRAPE_OT_clear, DRAPE_OT_to_shape_keys, DRAPE_OT_export_gltf,
-           DRAPE_OT_check_binary, DRAPE_OT_check_mesh, DRAPE_OT_select_problems)
+           DRAPE_OT_export_usd, DRAPE_OT_check_binary, DRAPE_OT_check_mesh, DRAPE_OT_select_problems)

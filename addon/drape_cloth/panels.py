@@ -128,6 +128,7 @@ class DRAPE_PT_cloth(bpy.types.Panel):
             col.operator("drape.clear", icon='TRASH')
             col.operator("drape.to_shape_keys", icon='SHAPEKEY_DATA')
             col.operator("drape.export_gltf", icon='EXPORT')
+            col.operator("drape.export_usd", icon='EXPORT')
 
 
     def draw_check(self, context, box, s):

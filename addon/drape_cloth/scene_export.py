@@ -18,6 +18,7 @@ from mathutils import Quaternion, Vector
 CACHE_FOLDER = "drape_cache"
 PC2_NAME = "cloth.pc2"
 GLB_NAME = "cloth.glb"
+USD_NAME = "cloth.usdc"
 OBJ_NAME = "cloth.obj"
 PINS_PC2_NAME = "pins.pc2"
 SCENE_NAME = "scene.json"
@@ -818,7 +819,7 @@ def export(context, obj, folder, warnings=None):
     data = {
         "input": OBJ_NAME,
         "up": "y",
-        "output": [PC2_NAME, GLB_NAME],
+        "output": [PC2_NAME, GLB_NAME, USD_NAME],
         "frames": end - start + 1,
         "fps": _r(fps),
         "fabric": fabric_of(s),

@@ -120,6 +120,8 @@ def bake(args):
             write_atomic(path, bytes(data))
         elif out.endswith(".glb"):
             write_atomic(path, b"glTF" + struct.pack("<II", 2, 12))
+        elif out.endswith(".usdc"):
+            write_atomic(path, b"PXR-USDC" + bytes(80))
     if "--json" in args:
         report = {"frames": frames, "substeps": int(scene.get("substeps") or 15), "max_stretch": 0.004,
                   "max_penetration_m": 0.0, "self_intersections": 0}

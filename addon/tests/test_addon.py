@@ -409,7 +409,7 @@ class FakeTests(Base):
         # files and modifier
         self.assertEqual(cloth.drape.cache_dir[:15], "//drape_cache/C", "cache folder %r" % cloth.drape.cache_dir)
         folder = bpy.path.abspath(cloth.drape.cache_dir)
-        for name in ("cloth.pc2", "cloth.glb", "cloth_local.pc2", "scene.json", "cloth.obj"):
+        for name in ("cloth.pc2", "cloth.glb", "cloth.usdc", "cloth_local.pc2", "scene.json", "cloth.obj"):
             self.assertTrue(os.path.isfile(os.path.join(folder, name)), "%s missing from %s" % (name, folder))
         self.assertFalse(os.path.exists(folder + ".baking"), "staging folder left")
         mods = [m for m in cloth.modifiers if m.type == 'MESH_CACHE']
@@ -491,6 +491,11 @@ class FakeTests(Base):
         self.assertEqual(bpy.ops.drape.export_gltf(filepath=out), {'FINISHED'})
         with open(out, "rb") as f:
             self.assertEqual(f.read(4), b"glTF")
+        # export USD copies drape's point cache
+        out = os.path.join(ARGS.work, "pipeline.usdc")
+        self.assertEqual(bpy.ops.drape.export_usd(filepath=out), {'FINISHED'})
+        with open(out, "rb") as f:
+            self.assertEqual(f.read(8), b"PXR-USDC")
 
         # a second cloth object whose sanitized name clashes gets its own folder
         other = make_cloth(n=4, name="Cloth.")
