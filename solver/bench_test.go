@@ -76,7 +76,7 @@ func benchStep(b *testing.B, n int, bend bool, threads int) {
 		}
 	}
 	b.ReportMetric(ns/float64(p.Substeps), "ns/substep")
-	b.ReportMetric(proj/(ns*1e-9)/float64(x.pool.n), "proj/s/thread")
+	b.ReportMetric(proj/(ns*1e-9)/float64(x.pool.Threads()), "proj/s/thread")
 	b.ReportMetric(1e9/ns, "frames/s")
 }
 

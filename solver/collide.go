@@ -3,6 +3,8 @@ package solver
 import (
 	"github.com/drape-sim/drape/internal/vec"
 	"github.com/drape-sim/drape/sdf"
+	"github.com/drape-sim/drape/solver/internal/contact"
+	"github.com/drape-sim/drape/solver/internal/pool"
 )
 
 // collision is the collision state an integrator holds (base.col): the
@@ -22,20 +24,20 @@ type collision struct {
 	settleFrame int  // frame index of the first step (settle runs there)
 	settleDone  bool // settle ran in settleFrame's first substep
 
-	self *selfCollision
+	self *contact.Contact
 
 	// cost is a vertex's work in a collider pass, in pool items (see
 	// prepare)
 	cost int
 
-	fnVerts, fnNear, fnGroups func(lo, hi int)
+	fnVerts func(lo, hi int)
 }
 
 func newCollision(b *base) *collision {
 	c := &collision{b: b, settleFrame: b.f.Index}
-	c.fnVerts, c.fnNear, c.fnGroups = c.collideVerts, c.collideNear, c.runGroups
+	c.fnVerts = c.collideVerts
 	if b.m.Params.SelfCollision {
-		c.self = newSelfCollision(b)
+		c.self = newContact(b)
 	}
 	return c
 }
@@ -101,168 +103,34 @@ func (c *collision) substep(t, dt float64) {
 		c.runVerts(len(b.s.Pos), c.fnVerts)
 	}
 	if c.self != nil {
-		sc := c.self
-		sc.update() // (keeps the positions in sc.before)
+		c.self.Update(b.s.Pos, b.s.Prev)
 		// the colliders between the rounds project without friction
 		c.friction = false
-		if !sc.par.classed && sc.comps.ok {
-			sc.Split++
-			sc.sides = false
-			sc.comps.next.Store(0)
-			b.pool.runWork(len(sc.comps.groups), len(sc.vt)+len(sc.ee), selfRefreshGrain, c.fnGroups)
-			for i := range sc.comps.groups {
-				sc.addStats(&sc.comps.groups[i])
-			}
-		} else {
-			c.selfRounds(&sc.all)
-			sc.addStats(&sc.all)
-		}
-		sc.rescue()
-		sc.Untangled += sc.untangle()
-		b.pool.run(len(b.s.Pos), sc.fnSeparate)
-	}
-}
-
-// runGroups runs the rounds of the components the workers claim.
-func (c *collision) runGroups(_, _ int) {
-	for g := c.self.comps.claim(); g != nil; g = c.self.comps.claim() {
-		c.self.startGroup(g)
-		c.selfRounds(g)
-	}
-}
-
-// selfRounds runs the substep's self-collision rounds on group g:
-// selfIterations rounds of a pick (the first is update's), up to
-// selfSweeps Gauss-Seidel sweeps over the near pairs, every other one
-// backwards (symmetric Gauss-Seidel: no pair order is favoured), and the
-// colliders for the vertices they moved; then the fail-safe. The last
-// round's last sweep applies friction. A sweep that moves no vertex by
-// selfConverged·h or more ends its round; when a round's first sweep does,
-// nothing came near, and only the friction sweep is left to run, over the
-// same pairs.
-//
-// Once the pairs near the vertices a sweep still pushed that far are few
-// (see narrow), the sweeps and rounds run on them alone, and the friction
-// sweep on all of g's near pairs of its last pick.
-func (c *collision) selfRounds(g *pairGroup) {
-	sc := c.self
-	nc := len(c.b.f.Colliders)
-	tol := sc.hotSq
-	converged := false
-	cur := g // g, or the part of it the sweeps narrowed to
-	g.left = nil
-	for it := 0; it < selfIterations; it++ {
-		last := it == selfIterations-1
-		if it > 0 && !converged {
-			cur = sc.narrow(g, cur, true)
-		}
-		moved, onG := false, false
-		for s := 0; s < selfSweeps; s++ {
-			friction := last && s == selfSweeps-1
-			if converged && !friction {
-				continue
-			}
-			mu := 0.0
-			if friction {
-				mu = sc.mu
-				if cur != g {
-					if moved && nc > 0 {
-						c.reproject(cur)
-						cur.tick++
-					}
-					g.left = cur
-					g.tick, cur = cur.tick, g
-				}
-			}
-			// the whole list's first sweep of a round marks the near
-			// pairs' vertices for the colliders (collideNear)
-			mark := cur == &sc.all && !onG && nc > 0
-			onG = onG || cur == g
-			if sc.sweep(cur, mu, s%2 == 1, mark) >= tol {
-				moved = true
-				if s+1 < selfSweeps && !(last && s+2 == selfSweeps) {
-					cur = sc.narrow(g, cur, false)
-				}
-				continue
-			}
-			if !last {
-				break
-			}
-			s = max(s, selfSweeps-2) // on to the friction sweep
-		}
-		if !moved && !last {
-			it, converged = selfIterations-2, true
-			continue
-		}
+		var col contact.Colliders
 		if nc > 0 {
-			// the colliders for the vertices the round's sweeps on g
-			// moved, and on its part
-			if onG {
-				g.tick = cur.tick
-				c.reproject(g)
-				g.tick++ // the ticks collideStamped stamped
-				cur.tick = g.tick
-			}
-			if cur != g {
-				c.reproject(cur)
-				cur.tick++
-			}
+			col = c
 		}
+		c.self.Project(dt, col)
 	}
-	sc.failSafe(g)
-	g.converged = converged
 }
 
-// reproject projects the vertices of group g's near pairs out of the
-// colliders: for the whole list in parallel (found by the marks its
-// sweeps left), for a component on the calling goroutine.
-func (c *collision) reproject(g *pairGroup) {
-	sc := c.self
-	if g != &sc.all {
-		for _, v := range sc.touched(g) {
-			c.collideStamped(v, g.tick)
-		}
-		return
-	}
-	c.runVerts(len(c.b.s.Pos), c.fnNear)
-}
+// Collide projects vertex v out of every collider (contact.Colliders).
+func (c *collision) Collide(v int32) { c.collideOne(v) }
+
+// Cost is a vertex's work in a collider pass in pool items
+// (contact.Colliders).
+func (c *collision) Cost() int { return c.cost }
 
 // runVerts runs a collider pass fn over n vertices, shared among the
 // workers by its work (c.cost a vertex).
 func (c *collision) runVerts(n int, fn func(lo, hi int)) {
-	c.b.pool.runWork(n, n*c.cost, minChunk, fn)
+	c.b.pool.RunWork(n, n*c.cost, pool.MinChunk, fn)
 }
 
 // collideVerts projects vertices [lo, hi) out of every collider.
 func (c *collision) collideVerts(lo, hi int) {
 	for v := lo; v < hi; v++ {
 		c.collideOne(int32(v))
-	}
-}
-
-// collideNear projects the vertices of [lo, hi) in near pairs, which the
-// whole list's sweeps mark (selfCollision.inNear), out of every collider
-// (see collideStamped), and clears the marks.
-func (c *collision) collideNear(lo, hi int) {
-	in := c.self.inNear
-	for v := lo; v < hi; v++ {
-		if in[v] {
-			in[v] = false
-			c.collideStamped(int32(v), c.self.all.tick)
-		}
-	}
-}
-
-// collideStamped projects vertex v out of every collider and, if that
-// moves it, stamps it for the self-collision projections (see
-// selfCollision.pStamp) with the tick after tick, its group's, and marks
-// it hot if it drifted far enough (see selfCollision.drift).
-func (c *collision) collideStamped(v, tick int32) {
-	pos := c.b.s.Pos
-	x := pos[v]
-	c.collideOne(v)
-	if pos[v] != x {
-		c.self.pushed(v, pos[v].Sub(x).Len(), tick+1, tick+1)
 	}
 }
 

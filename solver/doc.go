@@ -5,8 +5,13 @@
 // 2019) or with the seeds' mass-spring integrators (Verlet, semi-implicit
 // Euler, implicit Euler by Jacobi/Chebyshev optimisation).
 //
-// solver imports only internal/vec and sdf. It does no I/O, never reads the
-// clock, keeps no global state and never exits the process: bake owns all of
-// that. Output is deterministic: the same Model, State and Frame give
+// Self-collision is package solver/internal/contact (its package comment
+// states the algorithm), and the worker goroutines every integrator runs
+// its phases on are package solver/internal/pool.
+//
+// solver imports only internal/vec, sdf and those two. It does no I/O,
+// keeps no global state and never exits the process: bake owns all of
+// that. It reads the clock only in the pool, to pace spin-waits, never for
+// a result. Output is deterministic: the same Model, State and Frame give
 // byte-identical positions at any thread count.
 package solver

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"github.com/drape-sim/drape/solver/internal/pool"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -226,7 +227,7 @@ func cutWork(cut []int, lo, hi int, work func(i int) int) {
 
 // runGraph projects the limits, stretch and bending constraints once (the
 // bending ones only if some hinge spans one substep, x.bendEach), by the
-// graph's tasks, one goroutine per owner (see pool.runSlots), and reports
+// graph's tasks, one goroutine per owner (see pool.Pool.RunSlots), and reports
 // whether it did (not when the workers are not running).
 func (x *XPBD) runGraph() bool {
 	g := x.graph
@@ -237,13 +238,13 @@ func (x *XPBD) runGraph() bool {
 		}
 		g.gen = 1
 	}
-	if !x.pool.runSlots(len(g.own), x.fnOwners) {
+	if !x.pool.RunSlots(len(g.own), x.fnOwners) {
 		return false
 	}
 	// stalls count towards the pool's coarse grain, under which the
 	// projection runs phase by phase: a phase never waits for a worker
 	// that has not started
-	x.pool.stalls += int(g.stalls.Swap(0))
+	x.pool.AddStalls(int(g.stalls.Swap(0)))
 	return true
 }
 
@@ -262,10 +263,10 @@ func (x *XPBD) runOwners(lo, hi int) {
 				}
 				// a wait longer than spinWait is a stall: the owner of
 				// d was descheduled, as on a machine busy with other work
-				var s spinner
+				var s pool.Spinner
 				stalled := false
 				for g.done[d].Load() != g.gen {
-					if s.over(spinWait) && !stalled {
+					if s.Over(pool.SpinWait) && !stalled {
 						stalled = true
 						g.stalls.Add(1)
 					}

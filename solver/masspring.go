@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"github.com/drape-sim/drape/solver/internal/pool"
 	"math"
 	"runtime"
 
@@ -201,7 +202,7 @@ func newMassSpring(m *Model) *massSpring {
 	}
 	ms.fnSpr, ms.fnVtx, ms.fnJac, ms.fnSub = ms.springAccel, ms.vertexPhase, ms.jacobi, ms.substep
 	ms.fnPred, ms.fnVel = ms.predict, ms.updateVel
-	runtime.AddCleanup(ms, func(p *pool) { p.close() }, ms.pool)
+	runtime.AddCleanup(ms, func(p *pool.Pool) { p.Close() }, ms.pool)
 	return ms
 }
 
@@ -248,7 +249,7 @@ func (ms *massSpring) substep(k, n int, t, dt float64) {
 // from s.Pos and s.Vel.
 func (ms *massSpring) accel(t float64) {
 	ms.externalAccel(t)
-	ms.pool.run(len(ms.m.Rest), ms.fnSpr)
+	ms.pool.Run(len(ms.m.Rest), ms.fnSpr)
 }
 
 // springAccel gathers each vertex's spring and soft-pin acceleration.
@@ -290,7 +291,7 @@ const (
 
 func (ms *massSpring) phase(stage int) {
 	ms.stage = stage
-	ms.pool.run(len(ms.m.Rest), ms.fnVtx)
+	ms.pool.Run(len(ms.m.Rest), ms.fnVtx)
 }
 
 // vertexPhase runs one per-vertex update of the integrators (selected by
@@ -398,13 +399,13 @@ func (ms *massSpring) implicitStep(t, dt float64, first, last bool) {
 	ms.setDamping(dt)
 	ms.first, ms.last = first, last
 	ms.externalAccel(t)
-	ms.pool.run(len(ms.m.Rest), ms.fnPred)
+	ms.pool.Run(len(ms.m.Rest), ms.fnPred)
 	copy(ms.xHat, ms.s.Pos)
 	ms.t = t + dt
 	ms.setHardPins(ms.s.Pos, t+dt)
 	ms.solveImplicit(ms.m.Params.JacobiIterations, ms.m.Params.Chebyshev, nil)
 	ms.collide(t, dt)
-	ms.pool.run(len(ms.m.Rest), ms.fnVel)
+	ms.pool.Run(len(ms.m.Rest), ms.fnVel)
 }
 
 func (ms *massSpring) predict(lo, hi int) {
@@ -436,7 +437,7 @@ func (ms *massSpring) solveImplicit(iters int, cheb bool, res *[]float64) {
 			omega = 4 / (4 - rho*rho*omega)
 		}
 		ms.omega = omega
-		ms.pool.run(len(ms.m.Rest), ms.fnJac)
+		ms.pool.Run(len(ms.m.Rest), ms.fnJac)
 		// rotate buffers: xPrv ← x, x ← xNew
 		ms.xPrv, ms.s.Pos, ms.xNew = ms.s.Pos, ms.xNew, ms.xPrv
 	}

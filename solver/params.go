@@ -119,7 +119,7 @@ type Params struct {
 	// start with twice the substeps before giving up (0 = never).
 	RetryDivergence int
 
-	// Collision (collide.go, selfcollide.go).
+	// Collision (collide.go; self-collision: package solver/internal/contact).
 
 	// Thickness is the collision thickness [m]: every vertex is kept at
 	// least this far outside each collider (unless the collider sets its

@@ -462,7 +462,7 @@ func TestChebyshevAcceleration(t *testing.T) {
 	m := newModel(t, pos, tris, topPins(20), p)
 	residuals := func(cheb bool) []float64 {
 		ms := newMassSpring(m)
-		defer ms.pool.close()
+		defer ms.pool.Close()
 		s := NewState(m)
 		// a stretched start: the target is the rest shape scaled by 1.05
 		ms.s, ms.dt = s, 1.0/24/float64(p.Substeps)

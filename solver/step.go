@@ -3,6 +3,8 @@ package solver
 import (
 	"errors"
 	"fmt"
+	"github.com/drape-sim/drape/solver/internal/contact"
+	"github.com/drape-sim/drape/solver/internal/pool"
 	"math"
 	"runtime"
 
@@ -84,7 +86,7 @@ func NewIntegrator(m *Model) (Integrator, error) {
 // frame retry.
 type base struct {
 	m    *Model
-	pool *pool
+	pool *pool.Pool
 	save State // frame start, for retries
 
 	// per-substep external acceleration [m/s²] and per-triangle aero force [N]
@@ -106,6 +108,9 @@ type base struct {
 	pinsAt float64
 
 	col *collision // collision response and self-collision (collide.go)
+	// contactOpts are the self-contact's options (tests set them before
+	// the first Step)
+	contactOpts contact.Options
 }
 
 func newBase(m *Model) base {
@@ -116,7 +121,7 @@ func newBase(m *Model) base {
 	nv := len(m.Rest)
 	b := base{
 		m:    m,
-		pool: newPool(n),
+		pool: pool.New(n),
 		acc:  make([]vec.Vec3, nv),
 		triF: make([]vec.Vec3, len(m.Topo.Tris)),
 	}
@@ -153,8 +158,8 @@ func (b *base) runFrame(s *State, f *Frame, n int, substep func(k, n int, t, dt 
 		}
 		b.save.copyFrom(s)
 	}
-	b.pool.start()
-	defer b.pool.stop()
+	b.pool.Start()
+	defer b.pool.Stop()
 	for attempt := 0; ; attempt++ {
 		b.s, b.f = s, f
 		dt := f.Dt / float64(n)
@@ -201,7 +206,7 @@ func (b *base) diverged(s *State, f *Frame, substeps int) error {
 // 002) of its triangles divided by its mass. Velocities are s.Vel.
 func (b *base) externalAccel(t float64) {
 	b.triPhase(t)
-	b.pool.run(len(b.acc), b.fnAcc)
+	b.pool.Run(len(b.acc), b.fnAcc)
 }
 
 // triPhase computes the per-triangle aerodynamic forces at time t into
@@ -220,9 +225,9 @@ func (b *base) triPhase(t float64) {
 		b.dragK = 1
 	}
 	if b.aero {
-		b.pool.run(len(b.triF), b.fnTri)
+		b.pool.Run(len(b.triF), b.fnTri)
 		if b.m.triDrag != nil {
-			b.pool.run(len(b.triF), b.fnDrag)
+			b.pool.Run(len(b.triF), b.fnDrag)
 		}
 	}
 }

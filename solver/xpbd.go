@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"github.com/drape-sim/drape/solver/internal/pool"
 	"math"
 	"runtime"
 	"slices"
@@ -119,11 +120,11 @@ func NewXPBD(m *Model) *XPBD {
 	x.fnStr, x.fnBend, x.fnTeth = x.projectStretch, x.projectBend, x.projectTethers
 	x.substep = x.step
 	x.fnHoldA, x.fnHoldB = x.holdCopy, x.holdMoves
-	if n := graphOwners(m, x.pool.n); n > 1 {
+	if n := graphOwners(m, x.pool.Threads()); n > 1 {
 		x.graph = newProjGraph(m, n)
 		x.fnOwners = x.runOwners
 	}
-	runtime.AddCleanup(x, func(p *pool) { p.close() }, x.pool)
+	runtime.AddCleanup(x, func(p *pool.Pool) { p.Close() }, x.pool)
 	return x
 }
 
@@ -178,7 +179,7 @@ func (x *XPBD) step(k, n int, t, dt float64) {
 	// external forces and predict (one phase per vertex after the
 	// per-triangle aerodynamic forces)
 	x.triPhase(t)
-	x.pool.run(len(m.Rest), x.fnPred)
+	x.pool.Run(len(m.Rest), x.fnPred)
 
 	// project
 	x.setHardPins(x.s.Pos, t+dt)
@@ -202,7 +203,7 @@ func (x *XPBD) step(k, n int, t, dt float64) {
 			}
 			continue
 		}
-		if x.graph == nil || x.pool.coarse > 0 || !x.runGraph() {
+		if x.graph == nil || x.pool.Coarse() || !x.runGraph() {
 			x.runLimits()
 			x.runColours(m.stretch.colours, x.fnStr)
 			if x.bendEach() {
@@ -216,11 +217,11 @@ func (x *XPBD) step(k, n int, t, dt float64) {
 			m.projectSeams(x.s.Pos, t+dt)
 		}
 	}
-	x.pool.run(len(m.tetherV), x.fnTeth)
+	x.pool.Run(len(m.tetherV), x.fnTeth)
 	x.collide(t, dt)
 
 	// update velocities
-	x.pool.run(len(m.Rest), x.fnVel)
+	x.pool.Run(len(m.Rest), x.fnVel)
 }
 
 // bendIntervalMax is the longest span bendClasses gives a hinge.
@@ -349,7 +350,7 @@ func (x *XPBD) runColours(starts []int, fn func(lo, hi int)) {
 	for c := 0; c+1 < len(starts); c++ {
 		x.cBase = starts[c]
 		n := starts[c+1] - starts[c]
-		x.pool.runGrain(n, n, fn)
+		x.pool.RunGrain(n, n, fn)
 	}
 }
 
@@ -359,7 +360,7 @@ func (x *XPBD) runLimits() {
 	for c := 0; c+1 < len(b.colours); c++ {
 		x.cBase = b.colours[c]
 		lo, hi := b.colours[c], b.colours[c+1]
-		x.pool.runGrain(hi-lo, int(b.chainOff[hi]-b.chainOff[lo]), x.fnLim)
+		x.pool.RunGrain(hi-lo, int(b.chainOff[hi]-b.chainOff[lo]), x.fnLim)
 	}
 }
 
@@ -369,7 +370,7 @@ func (x *XPBD) runBlocks(col []int, act [][2]int32, fn func(lo, hi int)) {
 	for c := 0; c+1 < len(col); c++ {
 		if n := col[c+1] - col[c]; n > 0 {
 			x.blk = act[col[c]:col[c+1]]
-			x.pool.runGrain(n, n*sleepBlock, fn)
+			x.pool.RunGrain(n, n*sleepBlock, fn)
 		}
 	}
 }
@@ -380,7 +381,7 @@ func (x *XPBD) runAwakeLimits() {
 	for c := 0; c+1 < len(sl.limActCol); c++ {
 		if n := sl.limActCol[c+1] - sl.limActCol[c]; n > 0 {
 			x.chains = sl.limAct[sl.limActCol[c]:sl.limActCol[c+1]]
-			x.pool.runGrain(n, sl.limActWork[c], x.fnLimChains)
+			x.pool.RunGrain(n, sl.limActWork[c], x.fnLimChains)
 		}
 	}
 }
@@ -425,11 +426,11 @@ func (x *XPBD) predict(lo, hi int) {
 // that moved each of their vertices in bendHold.
 func (x *XPBD) holdBending() {
 	n := len(x.s.Pos)
-	x.pool.run(n, x.fnHoldA)
+	x.pool.Run(n, x.fnHoldA)
 	x.bendHeld = true
 	x.runColours(x.m.bend.colours, x.fnBend)
 	x.bendHeld = false
-	x.pool.run(n, x.fnHoldB)
+	x.pool.Run(n, x.fnHoldB)
 }
 
 // holdCopy copies vertices [lo, hi) for holdBending, each moved on at its

@@ -1,4 +1,4 @@
-package solver
+package contact
 
 import (
 	"math/rand/v2"

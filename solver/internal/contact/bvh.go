@@ -1,8 +1,10 @@
-package solver
+package contact
 
 import (
 	"math"
 	"slices"
+
+	"github.com/drape-sim/drape/solver/internal/pool"
 
 	"github.com/drape-sim/drape/internal/vec"
 )
@@ -154,8 +156,9 @@ var (
 
 // newTriTree builds the hierarchy of the triangles over their rest
 // centroids and the feature ownership.
-func newTriTree(rest []vec.Vec3, topo *Topology) *triTree {
-	tris := topo.Tris
+func newTriTree(rest []vec.Vec3, m *Mesh) *triTree {
+	tris := m.Tris
+	nv := len(rest)
 	tt := &triTree{leaf: make([]int32, len(tris))}
 	cent := make([]vec.Vec3, len(tris))
 	order := make([]int32, len(tris))
@@ -166,7 +169,7 @@ func newTriTree(rest []vec.Vec3, topo *Topology) *triTree {
 		order[i] = int32(i)
 	}
 	// ownership
-	owner := make([]int32, topo.NumVerts)
+	owner := make([]int32, nv)
 	for i := range owner {
 		owner[i] = -1
 	}
@@ -178,11 +181,10 @@ func newTriTree(rest []vec.Vec3, topo *Topology) *triTree {
 			}
 		}
 	}
-	tt.eOwn = make([]int32, len(topo.Edges))
-	tt.edges = make([][2]int32, len(topo.Edges))
-	for i, e := range topo.Edges {
-		tt.eOwn[i] = e.Tri[0]
-		tt.edges[i] = e.V
+	tt.eOwn = make([]int32, len(m.Edges))
+	tt.edges = m.Edges
+	for i, et := range m.EdgeTris {
+		tt.eOwn[i] = et[0]
 	}
 	// the owned features by triangle (CSR; in id order within one)
 	tt.vStart, tt.ownVs = ownedBy(owner, len(tris))
@@ -190,7 +192,7 @@ func newTriTree(rest []vec.Vec3, topo *Topology) *triTree {
 	tt.vBox = make([]aabb, len(tt.ownVs))
 	tt.eBox = make([]aabb, len(tt.ownEs))
 	// adjacency for the connectivity of nodes: triangles sharing a vertex
-	vt := make([][]int32, topo.NumVerts)
+	vt := make([][]int32, nv)
 	for i, t := range tris {
 		for _, v := range t {
 			vt[v] = append(vt[v], int32(i))
@@ -202,8 +204,8 @@ func newTriTree(rest []vec.Vec3, topo *Topology) *triTree {
 		tt.split(order, cent, tris, vt, mark, &stack)
 	}
 	tt.vertTris = vt
-	tt.fan = closedFans(topo, vt)
-	tt.ringFlat = make([]bool, topo.NumVerts)
+	tt.fan = closedFans(m, nv, vt)
+	tt.ringFlat = make([]bool, nv)
 	tt.runRings = func(lo, hi int) {
 		for v := lo; v < hi; v++ {
 			tt.ringFlat[v] = tt.fan[v] && !tt.oneFlatNode(vt[v]) && tt.flatFan(int32(v), tt.x, tris)
@@ -339,8 +341,8 @@ func connectedSet(set []int32, tag int32, tris [][3]int32, vt [][]int32, mark []
 // the largest skin of its vertices (pad the vertex triangle contact
 // distance /2), and the cones of the normals at x and at now (the
 // substep's start and current positions) widened by turnMaxAngle.
-func (tt *triTree) refit(x, now []vec.Vec3, tris [][3]int32, skin []float64, pad float64, p *pool) {
-	p.run(len(tris), func(lo, hi int) {
+func (tt *triTree) refit(x, now []vec.Vec3, tris [][3]int32, skin []float64, pad float64, p *pool.Pool) {
+	p.Run(len(tris), func(lo, hi int) {
 		for t := lo; t < hi; t++ {
 			tri := tris[t]
 			a, b, c := x[tri[0]], x[tri[1]], x[tri[2]]
@@ -374,7 +376,7 @@ func (tt *triTree) refit(x, now []vec.Vec3, tris [][3]int32, skin []float64, pad
 	// the subtrees (contiguous node ranges, children after parents) in
 	// parallel, then the nodes above them
 	n := len(tt.subtrees)
-	p.runWork(n, n*minChunk, minChunk, tt.runSubtrees)
+	p.RunWork(n, n*pool.MinChunk, pool.MinChunk, tt.runSubtrees)
 	for _, id := range tt.top {
 		tt.merge(id)
 	}
@@ -392,32 +394,32 @@ func (tt *triTree) refit(x, now []vec.Vec3, tris [][3]int32, skin []float64, pad
 	}
 	// the fans, from the leaf cones; then which triangles a cull relies on
 	tt.x = x
-	p.run(len(tt.ringFlat), tt.runRings)
+	p.Run(len(tt.ringFlat), tt.runRings)
 	tt.x = nil
-	p.run(len(tris), tt.runRelies)
+	p.Run(len(tris), tt.runRelies)
 }
 
 // closedFans reports, per vertex, whether its triangles vt[v] form one
 // closed fan: every edge at the vertex joins exactly two of them, and they
 // are one piece through those edges (an interior vertex of a manifold).
-func closedFans(topo *Topology, vt [][]int32) []bool {
-	nE := make([]int32, topo.NumVerts)
-	open := make([]bool, topo.NumVerts)
-	at := make([][]int32, topo.NumVerts) // per vertex: its edges
-	for i, e := range topo.Edges {
-		for _, v := range e.V {
+func closedFans(m *Mesh, nv int, vt [][]int32) []bool {
+	nE := make([]int32, nv)
+	open := make([]bool, nv)
+	at := make([][]int32, nv) // per vertex: its edges
+	for i, e := range m.Edges {
+		for _, v := range e {
 			nE[v]++
-			open[v] = open[v] || !e.Interior()
+			open[v] = open[v] || m.EdgeTris[i][1] < 0
 			at[v] = append(at[v], int32(i))
 		}
 	}
-	for _, i := range topo.NonManifold {
-		for _, v := range topo.Edges[i].V {
+	for _, i := range m.NonManifold {
+		for _, v := range m.Edges[i] {
 			open[v] = true
 		}
 	}
-	fan := make([]bool, topo.NumVerts)
-	seen := make([]int32, len(topo.Tris)) // vertex + 1 whose walk reached it
+	fan := make([]bool, nv)
+	seen := make([]int32, len(m.Tris)) // vertex + 1 whose walk reached it
 	for v := range fan {
 		ts := vt[v]
 		if open[v] || len(ts) < 3 || int(nE[v]) != len(ts) {
@@ -430,13 +432,13 @@ func closedFans(topo *Topology, vt [][]int32) []bool {
 		for cur, moved := ts[0], true; moved; {
 			moved = false
 			for _, i := range at[v] {
-				e := topo.Edges[i]
+				et := m.EdgeTris[i]
 				var next int32 = -1
 				switch cur {
-				case e.Tri[0]:
-					next = e.Tri[1]
-				case e.Tri[1]:
-					next = e.Tri[0]
+				case et[0]:
+					next = et[1]
+				case et[1]:
+					next = et[0]
 				}
 				if next >= 0 && seen[next] != tag {
 					seen[next], cur, moved = tag, next, true

@@ -1,4 +1,4 @@
-package solver
+package contact
 
 import (
 	"slices"
@@ -15,27 +15,27 @@ import (
 // rebuilds, partial ones, and partial ones that dropped the culls of
 // turned triangles, all of which must have happened). Pairs are found by brute force.
 func TestNeighbourListComplete(t *testing.T) {
-	sc := verticalDrop(24)
-	m, s, x := newSelfXPBD(t, sc)
-	tris, w := m.Topo.Tris, m.InvMass
-	r := (1 + selfMargin) * m.Params.Thickness * 0.999
+	tc := verticalDrop(t, 24, 2)
+	tris, w := tc.mesh.Tris, tc.mesh.InvMass
+	r := (1 + margin) * tc.h * 0.999
 	checked := 0
+	self := tc.c
 	for k := range 40 {
-		stepXPBD(t, m, s, x, sc.cs, k)
-		self := x.col.self
+		tc.frame(true)
+		s := tc
 		tt := self.tree
 		// which vertices are within their allowances (around the mean of
 		// the free vertices, as update measures them)
 		var mean vec.Vec3
 		nf := 0
-		for v, q := range s.Pos {
+		for v, q := range s.pos {
 			if w[v] != 0 {
 				mean, nf = mean.Add(q), nf+1
 			}
 		}
 		mean = mean.Scale(1 / float64(nf))
-		in := make([]bool, len(s.Pos))
-		for v, q := range s.Pos {
+		in := make([]bool, len(s.pos))
+		for v, q := range s.pos {
 			in[v] = q.Sub(mean).Sub(self.ref[v]).Len() <= self.skin[v]
 		}
 		vt := map[[2]int32]bool{}
@@ -50,16 +50,16 @@ func TestNeighbourListComplete(t *testing.T) {
 			if !in[tr[0]] || !in[tr[1]] || !in[tr[2]] {
 				continue
 			}
-			a, b, c := s.Pos[tr[0]], s.Pos[tr[1]], s.Pos[tr[2]]
-			for v, q := range s.Pos {
+			a, b, c := s.pos[tr[0]], s.pos[tr[1]], s.pos[tr[2]]
+			for v, q := range s.pos {
 				if !in[v] || int32(v) == tr[0] || int32(v) == tr[1] || int32(v) == tr[2] {
 					continue
 				}
-				if pointTriangleDist(q, a, b, c) < r && !culled(tt, tris, tt.vOwn[v], int32(ti)) {
+				if PointTriangleDist(q, a, b, c) < r && !culled(tt, tris, tt.vOwn[v], int32(ti)) {
 					checked++
 					if !vt[[2]int32{int32(v), int32(ti)}] {
 						t.Fatalf("frame %d: vertex %d is %.3f mm from triangle %d but not listed (%d full, %d partial rebuilds)",
-							k, v, 1e3*pointTriangleDist(q, a, b, c), ti, self.Rebuilds, self.Partial)
+							k, v, 1e3*PointTriangleDist(q, a, b, c), ti, self.stats.Rebuilds, self.stats.Partial)
 					}
 				}
 			}
@@ -72,21 +72,20 @@ func TestNeighbourListComplete(t *testing.T) {
 					!in[e[0]] || !in[e[1]] || !in[f[0]] || !in[f[1]] {
 					continue
 				}
-				if d := segmentDist(s.Pos[e[0]], s.Pos[e[1]], s.Pos[f[0]], s.Pos[f[1]]); d < r && !culled(tt, tris, tt.eOwn[i], tt.eOwn[j]) {
+				if d := SegmentDist(s.pos[e[0]], s.pos[e[1]], s.pos[f[0]], s.pos[f[1]]); d < r && !culled(tt, tris, tt.eOwn[i], tt.eOwn[j]) {
 					checked++
 					if !ee[[2]int32{int32(i), int32(j)}] {
 						t.Fatalf("frame %d: edges %d and %d are %.3f mm apart but not listed (%d full, %d partial rebuilds)",
-							k, i, j, 1e3*d, self.Rebuilds, self.Partial)
+							k, i, j, 1e3*d, self.stats.Rebuilds, self.stats.Partial)
 					}
 				}
 			}
 		}
 	}
-	self := x.col.self
-	if self.Rebuilds < 2 || self.Partial < 10 || self.Uncut < 10 || checked < 1000 {
-		t.Fatalf("%d full and %d partial rebuilds (%d dropping culls), %d close pairs checked: the scene does not test the list", self.Rebuilds, self.Partial, self.Uncut, checked)
+	if self.stats.Rebuilds < 2 || self.stats.Partial < 10 || self.stats.Uncut < 10 || checked < 1000 {
+		t.Fatalf("%d full and %d partial rebuilds (%d dropping culls), %d close pairs checked: the scene does not test the list", self.stats.Rebuilds, self.stats.Partial, self.stats.Uncut, checked)
 	}
-	t.Logf("%d close pairs listed over 40 frames; %d full and %d partial rebuilds (%d dropping culls)", checked, self.Rebuilds, self.Partial, self.Uncut)
+	t.Logf("%d close pairs listed over 40 frames; %d full and %d partial rebuilds (%d dropping culls)", checked, self.stats.Rebuilds, self.stats.Partial, self.stats.Uncut)
 }
 
 // culled reports whether triangles a and b lie in a flat node or a flat

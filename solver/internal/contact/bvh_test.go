@@ -1,8 +1,10 @@
-package solver
+package contact
 
 import (
 	"math"
 	"testing"
+
+	"github.com/drape-sim/drape/solver/internal/pool"
 
 	"github.com/drape-sim/drape/internal/vec"
 )
@@ -12,13 +14,10 @@ import (
 // and returns the leaf pairs its traversal visits.
 func treePairs(t *testing.T, rest, pos []vec.Vec3, tris [][3]int32, pad float64) (*triTree, map[[2]int32]bool) {
 	t.Helper()
-	topo, err := NewTopology(len(rest), tris)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tt := newTriTree(rest, topo)
-	p := newPool(1)
-	defer p.close()
+	m := testMesh(rest, tris)
+	tt := newTriTree(rest, &m)
+	p := pool.New(1)
+	defer p.Close()
 	tt.refit(pos, pos, tris, make([]float64, len(pos)), pad, p)
 	seen := map[[2]int32]bool{}
 	tt.self(0, func(a, b int32) { seen[[2]int32{min(a, b), max(a, b)}] = true })
@@ -75,12 +74,12 @@ func TestTriTreeFindsFoldedPairs(t *testing.T) {
 			if tri[0] == int32(v) || tri[1] == int32(v) || tri[2] == int32(v) {
 				continue
 			}
-			if pointTriangleDist(fold[v], fold[tri[0]], fold[tri[1]], fold[tri[2]]) >= gap*1.01 {
+			if PointTriangleDist(fold[v], fold[tri[0]], fold[tri[1]], fold[tri[2]]) >= gap*1.01 {
 				continue
 			}
 			// across the layers only: the pair is at least 4 cm apart
 			// in the rest mesh
-			if pointTriangleDist(rest[v], rest[tri[0]], rest[tri[1]], rest[tri[2]]) < 0.04 {
+			if PointTriangleDist(rest[v], rest[tri[0]], rest[tri[1]], rest[tri[2]]) < 0.04 {
 				continue
 			}
 			close++

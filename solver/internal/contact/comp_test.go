@@ -1,4 +1,4 @@
-package solver
+package contact
 
 import "testing"
 
@@ -8,11 +8,11 @@ import "testing"
 // (startGroup) are exactly those of its pairs; and no vertex is in two
 // groups, so the groups' rounds cannot touch each other's vertices.
 func TestSplitComponents(t *testing.T) {
-	m, s, x, cs := sphereDrape(t, 48, 2)
+	tc := sphereDrape(t, 48, 2)
+	sc := tc.c
 	checked := 0
 	for k := range 36 {
-		stepXPBD(t, m, s, x, cs, k)
-		sc := x.col.self
+		tc.frame(true)
 		if !sc.split() {
 			continue
 		}
@@ -57,5 +57,5 @@ func TestSplitComponents(t *testing.T) {
 	if checked == 0 {
 		t.Fatal("the list never split into components: the test checks nothing")
 	}
-	t.Logf("%d splits checked; %d substeps ran component by component", checked, x.col.self.Split)
+	t.Logf("%d splits checked; %d substeps ran component by component", checked, sc.stats.Split)
 }

@@ -1,4 +1,4 @@
-package solver
+package contact
 
 import (
 	"slices"
@@ -25,13 +25,13 @@ import (
 // contact are many (a heap, whose sweeps run slab by slab in parallel, see
 // classify).
 
-// selfSplitMax is the most listed pairs split into components: a heap's
+// splitMax is the most listed pairs split into components: a heap's
 // list (hundreds of thousands of pairs) is one component, and its near
 // pairs run slab by slab instead.
-const selfSplitMax = 4 * 4096
+const splitMax = 4 * 4096
 
-// selfComps is the split of the listed pairs into components.
-type selfComps struct {
+// components is the split of the listed pairs into components.
+type components struct {
 	ok     bool // the substep's rounds run on groups (split's result)
 	groups []pairGroup
 	order  []int32 // groups by size, largest first (the order they are claimed in)
@@ -50,7 +50,7 @@ type selfComps struct {
 }
 
 // find returns the union-find root of vertex v, halving the path.
-func (cs *selfComps) find(v int32) int32 {
+func (cs *components) find(v int32) int32 {
 	r := cs.root
 	for r[v] != v {
 		r[v] = r[r[v]]
@@ -61,7 +61,7 @@ func (cs *selfComps) find(v int32) int32 {
 
 // split divides the listed pairs into components (sc.comps.groups) and
 // reports whether the rounds run component by component.
-func (sc *selfCollision) split() bool {
+func (sc *Contact) split() bool {
 	cs := &sc.comps
 	n := len(sc.vt) + len(sc.ee)
 	if n == 0 {
@@ -175,7 +175,7 @@ func carve(backing, counts []int32, set func(g int, run []int32)) {
 // refreshSplit is refresh for the substep's first pick, whose first chunk
 // also splits the list into components: the split needs only the list,
 // and runs while the other workers refresh.
-func (sc *selfCollision) refreshSplit(lo, hi int) {
+func (sc *Contact) refreshSplit(lo, hi int) {
 	if lo == 0 {
 		sc.comps.ok = sc.split()
 	}
@@ -183,14 +183,14 @@ func (sc *selfCollision) refreshSplit(lo, hi int) {
 }
 
 // reset clears the per-vertex union-find state of the vertices split used.
-func (cs *selfComps) reset() {
+func (cs *components) reset() {
 	for _, v := range cs.verts {
 		cs.root[v], cs.id[v] = -1, -1
 	}
 }
 
 // claim returns the next group to run, or nil when none is left.
-func (cs *selfComps) claim() *pairGroup {
+func (cs *components) claim() *pairGroup {
 	i := int(cs.next.Add(1) - 1)
 	if i >= len(cs.order) {
 		return nil
@@ -201,13 +201,13 @@ func (cs *selfComps) claim() *pairGroup {
 // startGroup readies group g for the substep's rounds after the first
 // pick (update): its near pairs and its ticks at the substep's start
 // (split listed its vertices).
-func (sc *selfCollision) startGroup(g *pairGroup) {
+func (sc *Contact) startGroup(g *pairGroup) {
 	g.tick, g.pickTick = 0, 0
 	sc.listGroupNear(g)
 }
 
 // listGroupNear lists component g's pairs flagged near in g.near.
-func (sc *selfCollision) listGroupNear(g *pairGroup) {
+func (sc *Contact) listGroupNear(g *pairGroup) {
 	g.near = g.near[:0]
 	for _, k := range g.pairs {
 		if sc.nearFlag[k] {
@@ -218,14 +218,14 @@ func (sc *selfCollision) listGroupNear(g *pairGroup) {
 
 // repick picks group g's near pairs again (without the side memories):
 // the whole list in parallel, a component on the calling goroutine.
-func (sc *selfCollision) repick(g *pairGroup) {
+func (sc *Contact) repick(g *pairGroup) {
 	sc.movedSince(g)
 	sc.pickMoved(g)
 }
 
 // pickMoved is repick once sc.moved flags which of g's vertices moved
 // (movedSince of g, or of a group holding g).
-func (sc *selfCollision) pickMoved(g *pairGroup) {
+func (sc *Contact) pickMoved(g *pairGroup) {
 	if g == &sc.all {
 		sc.pick(false)
 		return
@@ -238,11 +238,11 @@ func (sc *selfCollision) pickMoved(g *pairGroup) {
 }
 
 // movedSince flags in sc.moved which vertices of group g (every vertex
-// for the whole list) moved selfMargin·h/2 since the substep's first pick.
-func (sc *selfCollision) movedSince(g *pairGroup) {
-	still := selfMargin * sc.h / 2
+// for the whole list) moved margin·h/2 since the substep's first pick.
+func (sc *Contact) movedSince(g *pairGroup) {
+	still := margin * sc.h / 2
 	still *= still
-	pos := sc.b.s.Pos
+	pos := sc.pos
 	if g == &sc.all {
 		for v, p := range sc.pickPos {
 			sc.moved[v] = pos[v].Sub(p).LenSq() >= still
@@ -255,10 +255,10 @@ func (sc *selfCollision) movedSince(g *pairGroup) {
 }
 
 // addStats adds group g's counters to the statistics and clears them.
-func (sc *selfCollision) addStats(g *pairGroup) {
-	sc.Skipped += g.skipped
-	sc.Reverts += g.reverts
-	sc.Narrowed += g.narrowed
-	sc.NarrowedPart += g.share
+func (sc *Contact) addStats(g *pairGroup) {
+	sc.stats.Skipped += g.skipped
+	sc.stats.Reverts += g.reverts
+	sc.stats.Narrowed += g.narrowed
+	sc.stats.NarrowedPart += g.share
 	g.skipped, g.reverts, g.narrowed, g.share = 0, 0, 0, 0
 }

@@ -1,16 +1,18 @@
-package solver
+package contact
 
 import (
 	"math"
+
+	"github.com/drape-sim/drape/solver/internal/pool"
 
 	"github.com/drape-sim/drape/internal/vec"
 )
 
 // The projections of many near pairs (a heap) run in parallel, in an
 // order that does not depend on the thread count. classify cuts the near
-// pairs' region into selfSlabs slabs across its longest axis, with about
+// pairs' region into numSlabs slabs across its longest axis, with about
 // as many pairs in each, and orders sc.all.near by class: first the pairs
-// within one slab (classes 0 to selfSlabs-1), then those across the
+// within one slab (classes 0 to numSlabs-1), then those across the
 // boundary between slabs 2i and 2i+1, then across 2i+1 and 2i+2, then the
 // rest; each class keeps the pairs' order. The classes of each of these
 // four groups share no vertex, so a sweep projects a group's classes in
@@ -21,54 +23,54 @@ import (
 // iterations find the near pairs' vertices by the marks the first sweep
 // leaves (collideNear) rather than from a list.
 
-// selfParMin is the fewest near pairs projected in parallel: below it a
+// parMin is the fewest near pairs projected in parallel: below it a
 // sweep is too short to share (the 64 x 64 sphere drape's resting folds
 // hold about 700; projecting them so from 256 or 512 on made it slower on
-// two threads). A test lowers it.
-var selfParMin = 4096
+// two threads). Options.ParallelMin replaces it in tests.
+const parMin = 4096
 
 const (
-	// selfSlabs is the number of slabs, whatever the thread count. More
+	// numSlabs is the number of slabs, whatever the thread count. More
 	// and narrower slabs put more pairs at boundaries, and that order
 	// resolves a landing heap worse: over the sheet example's first 14
 	// frames, landing on floors up to 0.1 mm lower (7 bakes), the largest
 	// stretch averaged 40.6 % in pair order, 40.4 % with 2 slabs, 38.5 %
 	// with 4 and 47.1 % with 8, for about the same time.
-	selfSlabs = 4
-	// selfClasses counts the classes: selfSlabs slabs, the boundaries
+	numSlabs = 4
+	// numClasses counts the classes: numSlabs slabs, the boundaries
 	// after even and after odd slabs, and the rest.
-	selfClasses = selfSlabs + selfSlabs/2 + (selfSlabs-1)/2 + 1
-	// selfParGrain is the fewest pairs worth a chunk of their own.
-	selfParGrain = 512
-	// selfScanChunk is how many pairs (or flags) one task of a parallel
+	numClasses = numSlabs + numSlabs/2 + (numSlabs-1)/2 + 1
+	// parGrain is the fewest pairs worth a chunk of their own.
+	parGrain = 512
+	// scanChunk is how many pairs (or flags) one task of a parallel
 	// listing scans.
-	selfScanChunk = 4096
-	// selfSlabSample bounds the near pairs whose first vertices place
-	// the slabs' cuts (every n/selfSlabSample-th pair).
-	selfSlabSample = 4096
-	// selfSlabBins is the resolution of the cuts across the region.
-	selfSlabBins = 256
+	scanChunk = 4096
+	// slabSample bounds the near pairs whose first vertices place
+	// the slabs' cuts (every n/slabSample-th pair).
+	slabSample = 4096
+	// slabBins is the resolution of the cuts across the region.
+	slabBins = 256
 )
 
-// selfGroups are the class ranges of the groups a sweep runs in turn.
-var selfGroups = [4][2]int{
-	{0, selfSlabs},
-	{selfSlabs, selfSlabs + selfSlabs/2},
-	{selfSlabs + selfSlabs/2, selfClasses - 1},
-	{selfClasses - 1, selfClasses},
+// classGroups are the class ranges of the groups a sweep runs in turn.
+var classGroups = [4][2]int{
+	{0, numSlabs},
+	{numSlabs, numSlabs + numSlabs/2},
+	{numSlabs + numSlabs/2, numClasses - 1},
+	{numClasses - 1, numClasses},
 }
 
 // boundaryClass is the class of the pairs across the boundary between
 // slabs a and a+1.
 func boundaryClass(a int) int {
 	if a%2 == 0 {
-		return selfSlabs + a/2
+		return numSlabs + a/2
 	}
-	return selfSlabs + selfSlabs/2 + a/2
+	return numSlabs + numSlabs/2 + a/2
 }
 
-// selfPar is the state of the parallel sweeps.
-type selfPar struct {
+// parSweeps is the state of the parallel sweeps.
+type parSweeps struct {
 	// per vertex its slab, and the substep whose first classify cut the
 	// slabs (-1: none); a vertex's slab is slabOf[its bin], its bin
 	// (coord(x) - slabLo)·slabScale along axis slabAxis
@@ -77,25 +79,28 @@ type selfPar struct {
 	slabAxis  int
 	slabLo    float64
 	slabScale float64
-	slabOf    [selfSlabBins]uint8
+	slabOf    [slabBins]uint8
 
+	// min is the fewest near pairs classified (parMin, or
+	// Options.ParallelMin)
+	min int
 	// sc.all.near is ordered by class (classed), class c's pairs at
 	// sc.all.near[classAt[c]:classAt[c+1]]; classOf and nearBuf are scratch
 	classed bool
 	cut     bool // classify ran since the last pick
-	classAt [selfClasses + 1]int32
+	classAt [numClasses + 1]int32
 	classOf []uint8
 	nearBuf []int32
 
 	// per scan chunk: near flags or pairs per class, then the offsets of
 	// its output
 	chunkN     []int32
-	chunkClass [][selfClasses]int32
+	chunkClass [][numClasses]int32
 
 	// per class the largest squared push and the pairs skipped in the
 	// current sweep
-	classMax  [selfClasses]float64
-	classSkip [selfClasses]int
+	classMax  [numClasses]float64
+	classSkip [numClasses]int
 	// the current parallel sweep: its first class, friction, direction,
 	// tick base, and whether it marks the near pairs' vertices
 	sweepLo   int
@@ -107,27 +112,31 @@ type selfPar struct {
 	fnCountNear, fnWriteNear, fnSlabVerts, fnClassOf, fnScatter, fnClasses func(lo, hi int)
 }
 
-func (sp *selfPar) init(sc *selfCollision) {
+func (sp *parSweeps) init(sc *Contact) {
 	sp.slab = make([]uint8, len(sc.ref))
 	sp.slabAt = -1
+	sp.min = parMin
+	if sc.o.ParallelMin > 0 {
+		sp.min = sc.o.ParallelMin
+	}
 	sp.fnCountNear, sp.fnWriteNear = sc.countNear, sc.writeNear
 	sp.fnSlabVerts, sp.fnClassOf, sp.fnScatter = sc.slabVerts, sc.classOfChunks, sc.scatterChunks
 	sp.fnClasses = sc.sweepClasses
 }
 
-// scanChunks returns the number of selfScanChunk chunks of n items.
+// scanChunks returns the number of scanChunk chunks of n items.
 func scanChunks(n int) int {
-	return (n + selfScanChunk - 1) / selfScanChunk
+	return (n + scanChunk - 1) / scanChunk
 }
 
 // chunkRange returns the items [lo, hi) of chunk j of n items.
 func chunkRange(j, n int) (lo, hi int) {
-	return j * selfScanChunk, min((j+1)*selfScanChunk, n)
+	return j * scanChunk, min((j+1)*scanChunk, n)
 }
 
 // listNear lists the pairs flagged near in sc.all.near, in pair order: chunks
 // of flags are counted, then written at their offsets, in parallel.
-func (sc *selfCollision) listNear() {
+func (sc *Contact) listNear() {
 	sp := &sc.par
 	n := len(sc.nearFlag)
 	nch := scanChunks(n)
@@ -135,7 +144,7 @@ func (sc *selfCollision) listNear() {
 		sp.chunkN = make([]int32, nch, nch+nch/2)
 	}
 	sp.chunkN = sp.chunkN[:nch]
-	sc.b.pool.runWork(nch, n, minChunk, sp.fnCountNear)
+	sc.pool.RunWork(nch, n, pool.MinChunk, sp.fnCountNear)
 	total := int32(0)
 	for j, c := range sp.chunkN {
 		sp.chunkN[j] = total
@@ -145,11 +154,11 @@ func (sc *selfCollision) listNear() {
 		sc.all.near = make([]int32, total, total+total/2)
 	}
 	sc.all.near = sc.all.near[:total]
-	sc.b.pool.runWork(nch, n, minChunk, sp.fnWriteNear)
+	sc.pool.RunWork(nch, n, pool.MinChunk, sp.fnWriteNear)
 }
 
 // countNear counts the near flags of chunks [lo, hi).
-func (sc *selfCollision) countNear(lo, hi int) {
+func (sc *Contact) countNear(lo, hi int) {
 	for j := lo; j < hi; j++ {
 		a, b := chunkRange(j, len(sc.nearFlag))
 		c := int32(0)
@@ -163,7 +172,7 @@ func (sc *selfCollision) countNear(lo, hi int) {
 }
 
 // writeNear lists the near pairs of chunks [lo, hi) at their offsets.
-func (sc *selfCollision) writeNear(lo, hi int) {
+func (sc *Contact) writeNear(lo, hi int) {
 	for j := lo; j < hi; j++ {
 		a, b := chunkRange(j, len(sc.nearFlag))
 		o := sc.par.chunkN[j]
@@ -176,11 +185,11 @@ func (sc *selfCollision) writeNear(lo, hi int) {
 	}
 }
 
-// classify orders sc.all.near by class (see selfSlabs), cutting the slabs at
+// classify orders sc.all.near by class (see numSlabs), cutting the slabs at
 // the substep's first call: chunks of pairs are classed and counted per
 // class, then written at their offsets (class by class, chunk by chunk),
 // in parallel.
-func (sc *selfCollision) classify() {
+func (sc *Contact) classify() {
 	sp := &sc.par
 	if sp.slabAt != sc.substep {
 		sp.slabAt = sc.substep
@@ -196,12 +205,12 @@ func (sc *selfCollision) classify() {
 	sp.classOf, sp.nearBuf = sp.classOf[:n], sp.nearBuf[:n]
 	nch := scanChunks(n)
 	if cap(sp.chunkClass) < nch {
-		sp.chunkClass = make([][selfClasses]int32, nch, nch+nch/2)
+		sp.chunkClass = make([][numClasses]int32, nch, nch+nch/2)
 	}
 	sp.chunkClass = sp.chunkClass[:nch]
-	sc.b.pool.runWork(nch, n, minChunk, sp.fnClassOf)
+	sc.pool.RunWork(nch, n, pool.MinChunk, sp.fnClassOf)
 	at := int32(0)
-	for c := range selfClasses {
+	for c := range numClasses {
 		sp.classAt[c] = at
 		for j := range sp.chunkClass {
 			k := sp.chunkClass[j][c]
@@ -209,23 +218,23 @@ func (sc *selfCollision) classify() {
 			at += k
 		}
 	}
-	sp.classAt[selfClasses] = at
-	sc.b.pool.runWork(nch, n, minChunk, sp.fnScatter)
+	sp.classAt[numClasses] = at
+	sc.pool.RunWork(nch, n, pool.MinChunk, sp.fnScatter)
 	sc.all.near, sp.nearBuf = sp.nearBuf, sc.all.near
 }
 
 // classOfChunks sets the classes of the near pairs of chunks [lo, hi) and
 // counts each chunk's pairs per class.
-func (sc *selfCollision) classOfChunks(lo, hi int) {
+func (sc *Contact) classOfChunks(lo, hi int) {
 	sp := &sc.par
 	for j := lo; j < hi; j++ {
 		a, b := chunkRange(j, len(sc.all.near))
-		var count [selfClasses]int32
+		var count [numClasses]int32
 		for i, k := range sc.all.near[a:b] {
 			vs := sc.pv[k]
 			s0, s1, s2, s3 := sp.slab[vs[0]], sp.slab[vs[1]], sp.slab[vs[2]], sp.slab[vs[3]]
 			l, h := int(min(s0, s1, s2, s3)), int(max(s0, s1, s2, s3))
-			c := selfClasses - 1
+			c := numClasses - 1
 			switch {
 			case l == h:
 				c = l
@@ -241,7 +250,7 @@ func (sc *selfCollision) classOfChunks(lo, hi int) {
 
 // scatterChunks writes the near pairs of chunks [lo, hi) at their
 // classes' offsets.
-func (sc *selfCollision) scatterChunks(lo, hi int) {
+func (sc *Contact) scatterChunks(lo, hi int) {
 	sp := &sc.par
 	for j := lo; j < hi; j++ {
 		a, b := chunkRange(j, len(sc.all.near))
@@ -257,12 +266,12 @@ func (sc *selfCollision) scatterChunks(lo, hi int) {
 // cutSlabs assigns every vertex its slab: across the longest axis of the
 // box around the near pairs' first vertices at the current positions, cut
 // so that each slab holds about as many of those vertices (a histogram of
-// selfSlabBins bins over a sample of at most about selfSlabSample pairs).
-func (sc *selfCollision) cutSlabs() {
+// slabBins bins over a sample of at most about slabSample pairs).
+func (sc *Contact) cutSlabs() {
 	sp := &sc.par
-	pos := sc.b.s.Pos
+	pos := sc.pos
 	n := len(sc.all.near)
-	stride := max(1, n/selfSlabSample)
+	stride := max(1, n/slabSample)
 	lo, hi := vec.V(math.Inf(1), math.Inf(1), math.Inf(1)), vec.V(math.Inf(-1), math.Inf(-1), math.Inf(-1))
 	for i := 0; i < n; i += stride {
 		p := pos[sc.pv[sc.all.near[i]][0]]
@@ -279,9 +288,9 @@ func (sc *selfCollision) cutSlabs() {
 	}
 	sp.slabScale = 0
 	if ext > 0 {
-		sp.slabScale = selfSlabBins / ext
+		sp.slabScale = slabBins / ext
 	}
-	var hist [selfSlabBins]int
+	var hist [slabBins]int
 	m := 0
 	for i := 0; i < n; i += stride {
 		hist[sp.bin(pos[sc.pv[sc.all.near[i]][0]])]++
@@ -290,14 +299,14 @@ func (sc *selfCollision) cutSlabs() {
 	// the slab of a bin: the share of the sample below it
 	sum := 0
 	for b, h := range hist {
-		sp.slabOf[b] = uint8(min(sum*selfSlabs/max(m, 1), selfSlabs-1))
+		sp.slabOf[b] = uint8(min(sum*numSlabs/max(m, 1), numSlabs-1))
 		sum += h
 	}
-	sc.b.pool.run(len(pos), sp.fnSlabVerts)
+	sc.pool.Run(len(pos), sp.fnSlabVerts)
 }
 
 // bin returns the histogram bin of position p (see cutSlabs).
-func (sp *selfPar) bin(p vec.Vec3) int {
+func (sp *parSweeps) bin(p vec.Vec3) int {
 	x := p.X
 	switch sp.slabAxis {
 	case 1:
@@ -305,33 +314,33 @@ func (sp *selfPar) bin(p vec.Vec3) int {
 	case 2:
 		x = p.Z
 	}
-	return min(max(int((x-sp.slabLo)*sp.slabScale), 0), selfSlabBins-1)
+	return min(max(int((x-sp.slabLo)*sp.slabScale), 0), slabBins-1)
 }
 
 // slabVerts sets the slabs of vertices [lo, hi).
-func (sc *selfCollision) slabVerts(lo, hi int) {
+func (sc *Contact) slabVerts(lo, hi int) {
 	sp := &sc.par
-	for v, p := range sc.b.s.Pos[lo:hi] {
+	for v, p := range sc.pos[lo:hi] {
 		sp.slab[lo+v] = sp.slabOf[sp.bin(p)]
 	}
 }
 
 // sweepParallel runs one sweep over the classified near pairs, group by
 // group (see classify), and returns the largest squared push.
-func (sc *selfCollision) sweepParallel(mu float64, back, mark bool) float64 {
+func (sc *Contact) sweepParallel(mu float64, back, mark bool) float64 {
 	sp := &sc.par
-	sc.Classed++
+	sc.stats.Classed++
 	sp.sweepMu, sp.sweepBack, sp.sweepBase, sp.sweepMark = mu, back, sc.all.tick, mark
-	for g := range selfGroups {
+	for g := range classGroups {
 		if back {
-			g = len(selfGroups) - 1 - g
+			g = len(classGroups) - 1 - g
 		}
-		lo, hi := selfGroups[g][0], selfGroups[g][1]
+		lo, hi := classGroups[g][0], classGroups[g][1]
 		sp.sweepLo = lo
-		sc.b.pool.runWork(hi-lo, int(sp.classAt[hi]-sp.classAt[lo]), selfParGrain, sp.fnClasses)
+		sc.pool.RunWork(hi-lo, int(sp.classAt[hi]-sp.classAt[lo]), parGrain, sp.fnClasses)
 	}
 	maxSq := 0.0
-	for c := range selfClasses {
+	for c := range numClasses {
 		maxSq = max(maxSq, sp.classMax[c])
 		sc.all.skipped += sp.classSkip[c]
 	}
@@ -340,7 +349,7 @@ func (sc *selfCollision) sweepParallel(mu float64, back, mark bool) float64 {
 
 // sweepClasses projects the pairs of classes [lo, hi) of the current
 // parallel sweep's group.
-func (sc *selfCollision) sweepClasses(lo, hi int) {
+func (sc *Contact) sweepClasses(lo, hi int) {
 	sp := &sc.par
 	for c := sp.sweepLo + lo; c < sp.sweepLo+hi; c++ {
 		sp.classMax[c], sp.classSkip[c] = sc.sweepRange(sc.all.near, sp.classAt[c], sp.classAt[c+1], sp.sweepMu, sp.sweepBack, sp.sweepBase, sp.sweepMark)

@@ -1,4 +1,4 @@
-package solver
+package contact
 
 import (
 	"github.com/drape-sim/drape/internal/vec"
@@ -96,14 +96,14 @@ func clamp01(x float64) float64 {
 	return x
 }
 
-// pointTriangleDist returns the distance [m] from p to triangle abc.
-func pointTriangleDist(p, a, b, c vec.Vec3) float64 {
+// PointTriangleDist returns the distance [m] from point p to triangle abc.
+func PointTriangleDist(p, a, b, c vec.Vec3) float64 {
 	u, v, w := closestOnTriangle(p, a, b, c)
 	return p.Sub(a.Scale(u).Add(b.Scale(v)).Add(c.Scale(w))).Len()
 }
 
-// segmentDist returns the distance [m] between segments p1-q1 and p2-q2.
-func segmentDist(p1, q1, p2, q2 vec.Vec3) float64 {
+// SegmentDist returns the distance [m] between segments p1-q1 and p2-q2.
+func SegmentDist(p1, q1, p2, q2 vec.Vec3) float64 {
 	s, t := closestSegments(p1, q1, p2, q2)
 	return p1.Lerp(q1, s).Sub(p2.Lerp(q2, t)).Len()
 }

@@ -1,4 +1,4 @@
-package solver
+package contact
 
 import (
 	"cmp"
@@ -9,18 +9,18 @@ import (
 	"github.com/drape-sim/drape/internal/vec"
 )
 
-// SelfIntersections counts the pairs of triangles that share no vertex and
+// Intersections counts the pairs of triangles that share no vertex and
 // intersect: an edge of one passes through the other. Coplanar touching
 // (measure zero) is not counted. Candidate pairs come from a uniform grid over
 // the triangles' bounding boxes, so the cost is near linear for cloth. It is
 // the measure behind the self-collision tests and the bake report.
-func SelfIntersections(pos []vec.Vec3, tris [][3]int32) int {
-	return len(SelfIntersectingPairs(pos, tris))
+func Intersections(pos []vec.Vec3, tris [][3]int32) int {
+	return len(IntersectingPairs(pos, tris))
 }
 
-// SelfIntersectingPairs returns the pairs of triangles SelfIntersections
+// IntersectingPairs returns the pairs of triangles Intersections
 // counts, each as (lower index, higher index), in increasing order.
-func SelfIntersectingPairs(pos []vec.Vec3, tris [][3]int32) [][2]int32 {
+func IntersectingPairs(pos []vec.Vec3, tris [][3]int32) [][2]int32 {
 	n := len(tris)
 	if n < 2 {
 		return nil

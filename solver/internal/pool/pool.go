@@ -1,4 +1,10 @@
-package solver
+// Package pool runs the data-parallel phases of the solver and of
+// self-contact on persistent worker goroutines (Pool). Which goroutine
+// runs a chunk never changes its arithmetic, so results do not depend on
+// the number of workers. The pool reads the clock only to pace its
+// spin-waits (Spinner), never for anything a result depends on. It
+// imports nothing of drape.
+package pool
 
 import (
 	"sync"
@@ -6,7 +12,7 @@ import (
 	"time"
 )
 
-// pool runs data-parallel phases on persistent worker goroutines. The
+// Pool runs data-parallel phases on persistent worker goroutines. The
 // calling goroutine takes part in every phase. A phase is cut into chunks
 // that the caller and the workers claim from one atomic ticket (phase
 // generation in the high 32 bits, then the phase's chunk count and the
@@ -27,7 +33,7 @@ import (
 // Phases must write disjoint memory per index, and which goroutine runs a
 // chunk never changes its arithmetic, so results do not depend on the
 // number of workers or on who ran what.
-type pool struct {
+type Pool struct {
 	n      int
 	ticket atomic.Uint64 // gen<<32 | chunks<<2·chunkBits | back<<chunkBits | front
 	done   atomic.Int64  // chunks finished in the current phase
@@ -37,7 +43,7 @@ type pool struct {
 	count int
 	size  int // items per chunk
 
-	// the caller sleeps on finished after spinning spinWait polls for
+	// the caller sleeps on finished after spinning SpinWait polls for
 	// chunks that a (possibly descheduled) worker still runs; waiting is
 	// 1 while it sleeps, and whoever moves it back to 0 owns the wake-up
 	waiting  atomic.Int32
@@ -46,7 +52,7 @@ type pool struct {
 	// grain adapts to a machine busy with other work: a Step with more
 	// than maxStalls stalls (the caller had to sleep for a descheduled
 	// worker's chunk) makes the next coarseFrames Steps cut constraint
-	// colours no finer than minChunk, since every parallel phase risks a
+	// colours no finer than MinChunk, since every parallel phase risks a
 	// stall of a scheduler time slice; otherwise they are cut down to
 	// minChunkFine. Which goroutine runs what never changes the results.
 	stalls int // in the current Step
@@ -68,15 +74,15 @@ const (
 	chunkMask = 1<<chunkBits - 1
 )
 
-// minChunk is the smallest number of items worth handing to another worker.
-const minChunk = 1024
+// MinChunk is the smallest number of items worth handing to another worker.
+const MinChunk = 1024
 
-// minChunkFine is minChunk for the constraint colours (runGrain) on a
+// minChunkFine is MinChunk for the constraint colours (RunGrain) on a
 // machine that is not busy with other work: a colour of a 64 x 64 cloth
 // (about 700 hinges, 30 us) is still worth splitting in two.
 const minChunkFine = 256
 
-// maxStalls and coarseFrames set the grain's adaptation (pool.stalls).
+// maxStalls and coarseFrames set the grain's adaptation (Pool.stalls).
 const (
 	maxStalls    = 4
 	coarseFrames = 8
@@ -90,14 +96,15 @@ const (
 // other work.
 const spinIdle = time.Millisecond
 
-// spinWait is how long the caller spins for the last chunks of a phase
+// SpinWait is how long the caller spins for the last chunks of a phase
 // before it sleeps until they are done: longer than the last task of an
 // uneven phase (the self-collision search) takes on a quiet machine, so
 // that only a worker the system descheduled counts as a stall.
-const spinWait = 500 * time.Microsecond
+const SpinWait = 500 * time.Microsecond
 
-func newPool(n int) *pool {
-	p := &pool{n: n, finished: make(chan struct{}, 1)}
+// New returns a pool of n goroutines: the caller and n-1 workers.
+func New(n int) *Pool {
+	p := &Pool{n: n, finished: make(chan struct{}, 1)}
 	p.cond = sync.NewCond(&p.mu)
 	for w := 1; w < n; w++ {
 		c := make(chan uint64)
@@ -107,7 +114,7 @@ func newPool(n int) *pool {
 	return p
 }
 
-func (p *pool) worker(wake chan uint64) {
+func (p *Pool) worker(wake chan uint64) {
 	// last is the generation current when start woke the worker: every
 	// later phase, including the park request, is newer
 	for last := range wake {
@@ -125,14 +132,14 @@ func (p *pool) worker(wake chan uint64) {
 
 // next waits for a phase newer than generation last and returns its
 // ticket: it spins for spinIdle, then sleeps until publish wakes it.
-func (p *pool) next(last uint64) uint64 {
-	var s spinner
+func (p *Pool) next(last uint64) uint64 {
+	var s Spinner
 	for {
 		t := p.ticket.Load()
 		if t>>32 != last {
 			return t
 		}
-		if !s.over(spinIdle) {
+		if !s.Over(spinIdle) {
 			continue
 		}
 		p.mu.Lock()
@@ -145,16 +152,16 @@ func (p *pool) next(last uint64) uint64 {
 	}
 }
 
-// spinner paces a spin-wait: it yields the core every 64 polls and tells
+// Spinner paces a spin-wait: it yields the core every 64 polls and tells
 // when the wait has lasted long enough to sleep instead.
-type spinner struct {
+type Spinner struct {
 	polls int
 	until time.Time
 }
 
-// over counts a poll and reports whether d has passed since the first
+// Over counts a poll and reports whether d has passed since the first
 // 64 polls.
-func (s *spinner) over(d time.Duration) bool {
+func (s *Spinner) Over(d time.Duration) bool {
 	s.polls++
 	if s.polls&63 != 0 {
 		return false
@@ -169,7 +176,7 @@ func (s *spinner) over(d time.Duration) bool {
 
 // claim runs chunks of phase gen until none is left: the caller takes
 // them from the front, the workers (back) from the back.
-func (p *pool) claim(gen uint64, back bool) {
+func (p *Pool) claim(gen uint64, back bool) {
 	for {
 		t := p.ticket.Load()
 		if t>>32 != gen {
@@ -195,8 +202,8 @@ func (p *pool) claim(gen uint64, back bool) {
 	}
 }
 
-// start wakes the workers for a Step.
-func (p *pool) start() {
+// Start wakes the workers for a Step.
+func (p *Pool) Start() {
 	if p.n == 1 || p.awake {
 		return
 	}
@@ -214,8 +221,8 @@ func (p *pool) start() {
 	p.awake = true
 }
 
-// stop parks the workers until the next start.
-func (p *pool) stop() {
+// Stop parks the workers until the next start.
+func (p *Pool) Stop() {
 	if p.n == 1 || !p.awake {
 		return
 	}
@@ -228,7 +235,7 @@ func (p *pool) stop() {
 }
 
 // publish starts a new phase of count items in chunks of size.
-func (p *pool) publish(count int, fn func(lo, hi int), size int) {
+func (p *Pool) publish(count int, fn func(lo, hi int), size int) {
 	p.fn, p.count, p.size = fn, count, size
 	nc := 0
 	if size > 0 {
@@ -244,13 +251,13 @@ func (p *pool) publish(count int, fn func(lo, hi int), size int) {
 	}
 }
 
-// runSlots calls fn(i, i+1) for every i in [0, n), n at most the number
+// RunSlots calls fn(i, i+1) for every i in [0, n), n at most the number
 // of goroutines, and waits for all. The calls may wait for each other
 // (projGraph): a goroutine runs one call at a time, and only the goroutines
 // not running one claim the next, so every call gets a goroutine of its
 // own while the others wait. It reports false, calling nothing, when the
 // workers are not running.
-func (p *pool) runSlots(n int, fn func(lo, hi int)) bool {
+func (p *Pool) RunSlots(n int, fn func(lo, hi int)) bool {
 	if p.n == 1 || !p.awake || n > p.n {
 		return false
 	}
@@ -263,28 +270,28 @@ func (p *pool) runSlots(n int, fn func(lo, hi int)) bool {
 	return true
 }
 
-// run calls fn over [0, count) split among the workers and waits for all.
+// Run calls fn over [0, count) split among the workers and waits for all.
 // Small phases run on the calling goroutine alone. Chunks hold at least
-// minChunk/2 items.
-func (p *pool) run(count int, fn func(lo, hi int)) {
-	p.runWork(count, count, minChunk, fn)
+// MinChunk/2 items.
+func (p *Pool) Run(count int, fn func(lo, hi int)) {
+	p.RunWork(count, count, MinChunk, fn)
 }
 
-// runGrain is run for the constraint colours: count items that together
+// RunGrain is Run for the constraint colours: count items that together
 // hold about work units (constraints; a chain of limits holds several),
 // cut by work rather than by items, into chunks of at least grain/2 work
-// with grain minChunkFine, or minChunk while the machine is busy.
-func (p *pool) runGrain(count, work int, fn func(lo, hi int)) {
+// with grain minChunkFine, or MinChunk while the machine is busy.
+func (p *Pool) RunGrain(count, work int, fn func(lo, hi int)) {
 	grain := minChunkFine
 	if p.coarse > 0 {
-		grain = minChunk
+		grain = MinChunk
 	}
-	p.runWork(count, work, grain, fn)
+	p.RunWork(count, work, grain, fn)
 }
 
-// runWork runs fn over count items holding work units, in chunks of at
+// RunWork runs fn over count items holding work units, in chunks of at
 // least grain/2 work.
-func (p *pool) runWork(count, work, grain int, fn func(lo, hi int)) {
+func (p *Pool) RunWork(count, work, grain int, fn func(lo, hi int)) {
 	if p.n == 1 || !p.awake || work < 2*grain || count < 2 {
 		fn(0, count)
 		return
@@ -305,10 +312,10 @@ func (p *pool) runWork(count, work, grain int, fn func(lo, hi int)) {
 // wait returns when nc chunks of the current phase are done: it spins,
 // then sleeps until the worker that finishes the last chunk wakes it. It
 // reports whether it had to sleep.
-func (p *pool) wait(nc int64) (stalled bool) {
-	var s spinner
+func (p *Pool) wait(nc int64) (stalled bool) {
+	var s Spinner
 	for p.done.Load() != nc {
-		if !s.over(spinWait) {
+		if !s.Over(SpinWait) {
 			continue
 		}
 		p.waiting.Store(1)
@@ -321,11 +328,24 @@ func (p *pool) wait(nc int64) (stalled bool) {
 	return false
 }
 
-// close ends the worker goroutines.
-func (p *pool) close() {
-	p.stop()
+// Close ends the worker goroutines.
+func (p *Pool) Close() {
+	p.Stop()
 	for _, c := range p.wake {
 		close(c)
 	}
 	p.wake = nil
 }
+
+// Threads returns the number of goroutines that run a phase (the caller
+// and the workers).
+func (p *Pool) Threads() int { return p.n }
+
+// Coarse reports whether the pool cuts phases coarsely because the
+// machine is busy (see RunGrain): then a phase never waits for a worker
+// that has not started.
+func (p *Pool) Coarse() bool { return p.coarse > 0 }
+
+// AddStalls counts n stalls of the current Step that happened outside the
+// pool's own phases (a task that waited for a descheduled goroutine).
+func (p *Pool) AddStalls(n int) { p.stalls += n }

@@ -1,4 +1,4 @@
-package solver
+package contact
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/drape-sim/drape/internal/vec"
 )
 
-func TestSelfIntersections(t *testing.T) {
+func TestIntersections(t *testing.T) {
 	// Two triangles: one in the z=0 plane, one vertical crossing it.
 	flat := []vec.Vec3{vec.V(0, 0, 0), vec.V(1, 0, 0), vec.V(0, 1, 0)}
 	cases := []struct {
@@ -22,7 +22,7 @@ func TestSelfIntersections(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			pos := append(append([]vec.Vec3{}, flat...), c.other...)
-			got := SelfIntersections(pos, [][3]int32{{0, 1, 2}, {3, 4, 5}})
+			got := Intersections(pos, [][3]int32{{0, 1, 2}, {3, 4, 5}})
 			if got != c.want {
 				t.Errorf("SelfIntersections = %d, want %d", got, c.want)
 			}
@@ -31,7 +31,7 @@ func TestSelfIntersections(t *testing.T) {
 	// Adjacent triangles (sharing a vertex) are never counted, even when
 	// folded through each other.
 	pos := []vec.Vec3{vec.V(0, 0, 0), vec.V(1, 0, 0), vec.V(0, 1, 0), vec.V(0.3, 0.3, -1), vec.V(0.3, 0.3, 1)}
-	if got := SelfIntersections(pos, [][3]int32{{0, 1, 2}, {0, 3, 4}}); got != 0 {
+	if got := Intersections(pos, [][3]int32{{0, 1, 2}, {0, 3, 4}}); got != 0 {
 		t.Errorf("adjacent pair counted: %d, want 0", got)
 	}
 }
