@@ -886,6 +886,64 @@ class FakeTests(Base):
                 print("Pin To refused (%s): %s" % (name, self.bake_error(cape, want)))
 
 
+class FakeLayout:
+    """Stands in for bpy.types.UILayout when a test draws a panel without a
+    window (blender -b, the bpy module): records every label, operator and
+    property in drawing order as (kind, text or name, icon)."""
+
+    def __init__(self, log=None):
+        self.log = [] if log is None else log
+
+    def _sub(self, *a, **k):
+        self.log.append(("group", "", 'NONE'))
+        return FakeLayout(self.log)
+
+    column = row = box = split = _sub
+
+    def label(self, text="", icon='NONE', **k):
+        self.log.append(("label", text, icon))
+
+    def operator(self, idname, text="", icon='NONE', **k):
+        self.log.append(("operator", idname, icon))
+
+    def prop(self, data, name, text=None, icon='NONE', **k):
+        self.log.append(("prop", name, icon))
+
+    def prop_search(self, data, name, search_data, search_name, text=None, **k):
+        self.log.append(("prop", name, 'NONE'))
+
+
+def draw_panel(obj):
+    """Draws the Drape Cloth panel of obj into a FakeLayout and returns
+    what it drew."""
+    import importlib
+    import types
+    panels = importlib.import_module(MOD + ".panels")
+    cls = panels.DRAPE_PT_cloth
+    fake = types.SimpleNamespace(layout=FakeLayout())
+    fake.draw_bake = lambda *a: cls.draw_bake(fake, *a)
+    fake.draw_check = lambda *a: cls.draw_check(fake, *a)
+    activate(obj)
+    cls.draw(fake, bpy.context)
+    return fake.layout.log
+
+
+def panel_text(log, icon=None):
+    """Returns the labels of a drawn panel (with icon only those), the
+    wrapped lines of one column put back together."""
+    out, cur = [], None
+    for kind, text, ic in log:
+        if kind != "label":
+            cur = None
+            continue
+        if ic in ('BLANK1', 'NONE') and cur is not None:
+            cur[0] += " " + text
+            continue
+        cur = [text, ic]
+        out.append(cur)
+    return [t for t, ic in out if icon is None or ic == icon]
+
+
 class PanelTests(Base):
     """What the panel shows and what the bake operator refuses, against the
     fake CLI."""
@@ -947,6 +1005,40 @@ class PanelTests(Base):
                 self.assertEqual(bpy.ops.drape.clear(), {'FINISHED'})
                 self.assertEqual((s.quality_summary, s.quality_warning, s.baked_substeps), ("", "", 0),
                                  "Free Bake left the quality")
+
+    def test_panel_lines(self):
+        """The panel draws (in every Blender tested, without a window): Quality
+        0's default before a bake and the substeps used after it, each missed
+        bound as a warning line, the measurements, the Bake Warning in full,
+        and the mesh check with its Select button."""
+        cloth = make_cloth(n=4)
+        drawn = draw_panel(cloth)
+        info = panel_text(drawn, 'INFO')
+        self.assertIn("drape's default: 15 substeps (up to 60 for stiff fabrics)", info, "Quality 0's hint: %r" % info)
+        self.assertNotIn(("operator", "drape.select_problems", 'RESTRICT_SELECT_OFF'), drawn)
+        os.environ["FAKE_DRAPE_QUALITY"] = "fail"
+        activate(cloth)
+        self.assertEqual(bpy.ops.drape.bake(), {'FINISHED'})
+        cloth.drape.bake_warning = "collider 'Puff' deforms during the bake (frame 10 moves its surface 0.217 m)"
+        drawn = draw_panel(cloth)
+        errors = panel_text(drawn, 'ERROR')
+        print("panel after a bake that missed its strain bound: %r" % panel_text(drawn))
+        self.assertIn("Strain 131 % exceeds its bound 2 % at frame 4: the cloth stretches like rubber, raise Quality",
+                      errors)
+        self.assertIn(cloth.drape.bake_warning, errors, "the Bake Warning is not shown in full")
+        self.assertIn("Baked 24 frames, 15 substeps", panel_text(drawn, 'CHECKMARK'))
+        self.assertIn("drape's default: 15 substeps in the last bake", panel_text(drawn, 'INFO'))
+        self.assertTrue(any(t.startswith("Strain 131 % (bound 2 %), strain at the last frame 0.3 % (bound 1 %)")
+                            for t in panel_text(drawn, 'NONE')), "no measurements in the panel")
+        ball = make_sphere(radius=0.5, location=(0, 0, 1.0))
+        activate(cloth)
+        self.assertEqual(bpy.ops.drape.check_mesh(), {'FINISHED'})
+        drawn = draw_panel(cloth)
+        self.assertIn("%d vertices start inside Ball (%d)" % (cloth.drape.inside_verts, cloth.drape.inside_verts),
+                      panel_text(drawn, 'ERROR'))
+        self.assertIn(("operator", "drape.select_problems", 'RESTRICT_SELECT_OFF'), drawn)
+        self.assertGreater(cloth.drape.inside_verts, 0, "the ball holds no vertex")
+        self.assertEqual(ball.drape.role, 'COLLIDER')
 
     def test_mesh_check(self):
         """Check Mesh counts an edge with three faces (and no boundary or
