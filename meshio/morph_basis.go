@@ -166,12 +166,22 @@ func chunked(n int, fn func(lo, hi int)) {
 	parallel((n+block-1)/block, func(c int) { fn(c*block, min(n, (c+1)*block)) })
 }
 
+// dot sums in four interleaved partial sums (a fixed order, so the same
+// bits every run), which the CPU overlaps.
 func dot(a, b []float64) float64 {
-	s := 0.0
-	for i, x := range a {
-		s += x * b[i]
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
 	}
-	return s
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // basisFit is the principal-component fit of one mesh's displacement
@@ -285,12 +295,21 @@ func (b *basisFit) grow() bool {
 // residualError is the largest world-space vertex error of the fit so far;
 // lin maps the mesh's space to world directions.
 func (b *basisFit) residualError(lin vec.Mat4) float64 {
+	scale, similar := similarity(lin)
 	worst := make([]float64, len(b.rows))
 	parallel(len(b.rows), func(f int) {
 		r := b.rows[f]
 		w := 0.0
 		for j := 0; j < len(r); j += 3 {
-			w = math.Max(w, lin.MulDir(vec.V(r[j], r[j+1], r[j+2])).LenSq())
+			var e float64
+			if similar {
+				e = r[j]*r[j] + r[j+1]*r[j+1] + r[j+2]*r[j+2]
+			} else {
+				e = lin.MulDir(vec.V(r[j], r[j+1], r[j+2])).LenSq()
+			}
+			if e > w {
+				w = e
+			}
 		}
 		worst[f] = w
 	})
@@ -298,7 +317,33 @@ func (b *basisFit) residualError(lin vec.Mat4) float64 {
 	for _, x := range worst {
 		w = math.Max(w, x)
 	}
-	return math.Sqrt(w)
+	return scale * math.Sqrt(w)
+}
+
+// similarity reports whether m's linear part is a rotation times a uniform
+// scale, and the scale (1 when it is not: then lengths need m itself).
+func similarity(m vec.Mat4) (float64, bool) {
+	var g [3][3]float64 // m^T m
+	for i := range 3 {
+		for j := range 3 {
+			for k := range 3 {
+				g[i][j] += m[k][i] * m[k][j]
+			}
+		}
+	}
+	s2 := (g[0][0] + g[1][1] + g[2][2]) / 3
+	for i := range 3 {
+		for j := range 3 {
+			want := 0.0
+			if i == j {
+				want = s2
+			}
+			if math.Abs(g[i][j]-want) > 1e-12*s2 {
+				return 1, false
+			}
+		}
+	}
+	return math.Sqrt(s2), true
 }
 
 // storedBasis is a basis as written: K targets in the mesh's (quantized)
