@@ -198,3 +198,72 @@ func writeUVGridOBJ(t *testing.T, dir string, n int) string {
 	}
 	return writeOBJ(t, dir, "uvgrid.obj", b.String())
 }
+
+// TestUSDColliders writes the colliders that move in other ways as USD:
+// a glTF collider node that the input's animation lifts by 1 m in 1 s (a
+// time-sampled transform whose points rise by 1 m) and a mesh collider
+// whose point cache raises its top from 0.2 m to 0.5 m (time-sampled
+// points), as usd-core reads them from .usdc.
+func TestUSDColliders(t *testing.T) {
+	dir := t.TempDir()
+	mean := func(w []float64) vec.Vec3 {
+		var s vec.Vec3
+		for k := 0; k < len(w); k += 3 {
+			s = s.Add(vec.V(w[k], w[k+1], w[k+2]))
+		}
+		return s.Scale(3 / float64(len(w)))
+	}
+	top := func(w []float64) float64 {
+		y := math.Inf(-1)
+		for k := 1; k < len(w); k += 3 {
+			y = math.Max(y, w[k])
+		}
+		return y
+	}
+	collider := func(u *testtool.USDResult) testtool.USDMesh {
+		t.Helper()
+		for _, m := range u.Meshes {
+			if strings.HasPrefix(m.Path, "/drape/colliders/") {
+				return m
+			}
+		}
+		t.Fatalf("no collider prim under /drape/colliders")
+		return testtool.USDMesh{}
+	}
+
+	sc := DefaultScene()
+	sc.Input = writeRisingBall(t, true)
+	sc.Frames = 25
+	sc.Output = []string{filepath.Join(dir, "ball.usdc")}
+	if _, err := Run(context.Background(), sc, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	u := testtool.USD(t, sc.Output[0], 0, 24)
+	if len(u.CompositionErrors)+len(u.Checker.Errors) != 0 {
+		t.Errorf("ball.usdc: %q %q", u.CompositionErrors, u.Checker.Errors)
+	}
+	ball := collider(u)
+	rise := mean(ball.Frames[1].World).Sub(mean(ball.Frames[0].World))
+	if ball.TransformSamples != 25 || math.Abs(rise.Y-1) > 1e-6 || math.Abs(rise.X)+math.Abs(rise.Z) > 1e-6 {
+		t.Errorf("ball %s: %d transform samples, rises by %v between time codes 0 and 24; want 25 and (0, 1, 0)", ball.Path, ball.TransformSamples, rise)
+	}
+
+	obj, pc2 := writeGrowingBox(t, dir)
+	sc = DefaultScene()
+	sc.Input = writeGridOBJ(t, dir, 13, 0.6, 0.3)
+	sc.Frames = 25
+	sc.Output = []string{filepath.Join(dir, "box.usdc")}
+	sc.Colliders = []ColliderSpec{{Type: "mesh", Path: obj, Cache: pc2}}
+	if _, err := Run(context.Background(), sc, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	u = testtool.USD(t, sc.Output[0], 0, 24)
+	if len(u.CompositionErrors)+len(u.Checker.Errors) != 0 {
+		t.Errorf("box.usdc: %q %q", u.CompositionErrors, u.Checker.Errors)
+	}
+	box := collider(u)
+	if box.PointSamples != 25 || math.Abs(top(box.Frames[0].World)-0.2) > 1e-6 || math.Abs(top(box.Frames[1].World)-0.5) > 1e-6 {
+		t.Errorf("box %s: %d point samples, top %.4f m at time code 0 and %.4f m at 24; want 25, 0.2 and 0.5",
+			box.Path, box.PointSamples, top(box.Frames[0].World), top(box.Frames[1].World))
+	}
+}
