@@ -139,6 +139,33 @@ func selectPins(sc *Scene, m *meshio.Mesh, w *meshio.Welded) ([]pinSel, error) {
 	return out, nil
 }
 
+// minTopPins is the fewest vertices a top pin may hold before the bake
+// warns that the cloth hangs from a point.
+const minTopPins = 3
+
+// topPinWarning warns when a top pin holds fewer than minTopPins vertices:
+// on a garment or a crumpled cloth the highest point is a vertex or two,
+// and the cloth hangs from it.
+func topPinWarning(sc *Scene, m *meshio.Mesh, w *meshio.Welded, pins []pinSel) string {
+	for e, p := range sc.Pins {
+		if !p.Top {
+			continue
+		}
+		n, at := 0, int32(-1)
+		for _, ps := range pins {
+			if ps.entry == e {
+				n++
+				at = ps.vertex
+			}
+		}
+		if n > 0 && n < minTopPins {
+			return fmt.Sprintf("%s: pins[%d] (top) holds only %d vertex(es) at the cloth's highest point %s: the cloth will hang from a point; to hold a garment or an uneven cloth along a line use a box pin (--pin box:x0,y0,z0,x1,y1,z1) or a pin attribute (--pin attribute:_PIN)",
+				m.Path, e, n, fmt3(w.Positions[at]))
+		}
+	}
+	return ""
+}
+
 func describePin(p PinSpec) string {
 	switch {
 	case p.Top:

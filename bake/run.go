@@ -174,6 +174,10 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 	if j.Pins, err = selectPins(sc, m, w); err != nil {
 		return nil, err
 	}
+	if msg := topPinWarning(sc, m, w, j.Pins); msg != "" {
+		warn(msg)
+		j.Warnings = append(j.Warnings, msg)
+	}
 	if j.Colliders, err = buildColliders(sc, friction); err != nil {
 		return nil, err
 	}
@@ -211,8 +215,12 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 			model.Params.Substeps, j.Params.Substeps, p.Substeps = n, n, n
 		}
 		if need > p.Substeps {
-			msg := fmt.Sprintf("%s: the fabric's bending stiffness (%.3g N·m) on this mesh needs %d substeps per frame to be felt fully; with %d the cloth bends softer than set (use --substeps %d, a coarser mesh or a softer fabric)",
-				input, p.BendingStiffness, need, p.Substeps, need)
+			advice := fmt.Sprintf("use --substeps %d, a coarser mesh or a softer fabric", need)
+			if need > maxSubsteps {
+				advice = fmt.Sprintf("more than the %d substeps allowed: use a coarser mesh or a softer fabric", maxSubsteps)
+			}
+			msg := fmt.Sprintf("%s: the fabric's bending stiffness (%.3g N·m) on this mesh needs %d substeps per frame to be felt fully; with %d the cloth bends softer than set (%s)",
+				input, p.BendingStiffness, need, p.Substeps, advice)
 			warn(msg)
 			j.Warnings = append(j.Warnings, msg)
 		}
@@ -377,6 +385,9 @@ func meanOf(xs []float64) float64 {
 	}
 	return sum / float64(len(xs))
 }
+
+// maxSubsteps is the most substeps solver.Params.Validate allows.
+const maxSubsteps = 1000
 
 // maxAutoSubsteps bounds the substeps a bake without a substeps setting
 // takes for stiff bending (four times the solver's default).

@@ -256,6 +256,7 @@ func ParseScene(data []byte, name string) (*Scene, error) {
 	s := DefaultScene()
 	s.file = name
 	s.dir = filepath.Dir(name)
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark (Windows editors)
 	var raw any
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -267,6 +268,11 @@ func ParseScene(data []byte, name string) (*Scene, error) {
 	}
 	if _, ok := raw.(map[string]any); !ok {
 		return nil, badInputf("scene %s: must be a JSON object ({...})", name)
+	}
+	if key, off, ok := duplicateKey(data); ok {
+		line, col := lineCol(data, off)
+		return nil, badInput(fmt.Errorf("scene %s: line %d column %d: key %q appears twice in one object", name, line, col, key),
+			"keep one of them: JSON readers silently keep only the last")
 	}
 	if err := checkKeys(raw, reflect.TypeOf(Scene{}), ""); err != nil {
 		return nil, badInput(fmt.Errorf("scene %s: %w", name, err), "see docs/scene.md for the keys a scene may have")
@@ -284,6 +290,55 @@ func ParseScene(data []byte, name string) (*Scene, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// duplicateKey finds the first key that appears twice in one object of
+// the JSON text data (valid JSON), and the offset just after it.
+func duplicateKey(data []byte) (string, int64, bool) {
+	type frame struct {
+		obj       bool
+		keys      map[string]bool
+		expectKey bool
+	}
+	var stack []*frame
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", 0, false
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{':
+				stack = append(stack, &frame{obj: true, keys: map[string]bool{}, expectKey: true})
+			case '[':
+				stack = append(stack, &frame{})
+			default:
+				stack = stack[:len(stack)-1]
+				if len(stack) > 0 && stack[len(stack)-1].obj {
+					stack[len(stack)-1].expectKey = true
+				}
+			}
+		default:
+			if top == nil || !top.obj {
+				continue
+			}
+			if top.expectKey {
+				k, _ := v.(string)
+				if top.keys[k] {
+					return k, dec.InputOffset(), true
+				}
+				top.keys[k], top.expectKey = true, false
+			} else {
+				top.expectKey = true
+			}
+		}
+	}
 }
 
 // sceneSyntaxError names the line and column of a JSON syntax error.
@@ -458,8 +513,8 @@ func (s *Scene) Validate() error {
 	if s.Frames < 1 || s.Frames > 100000 {
 		return s.rangeError("frames", s.Frames, "must be in 1..100000")
 	}
-	if !(s.FPS > 0) || s.FPS > 1000 {
-		return s.rangeError("fps", s.FPS, "must be in (0, 1000]")
+	if !(s.FPS >= 1) || s.FPS > 1000 {
+		return s.rangeError("fps", s.FPS, "must be in 1..1000 frames per second")
 	}
 	if s.FrameStep < 1 || s.FrameStep > s.Frames {
 		return s.rangeError("frame_step", s.FrameStep, fmt.Sprintf("must be in 1..%d (frames)", s.Frames))

@@ -21,7 +21,7 @@ var pngBytes = []byte("\x89PNG\r\n\x1a\nsecret-key-bytes")
 
 // writeExternalGLTF writes dir/cloth.gltf with its buffer in dir/cloth.bin
 // and one image at uri.
-func writeExternalGLTF(t *testing.T, dir, uri string) string {
+func writeExternalGLTF(t testing.TB, dir, uri string) string {
 	t.Helper()
 	doc := gltf.NewDocument()
 	pos := modeler.WritePosition(doc, [][3]float32{{0, 0, 0}, {1, 0, 0}, {0, 0, 1}})

@@ -36,6 +36,9 @@ Examples:
 				return usagef("preview: want one baked .glb/.gltf, got %d arguments", c.NArg())
 			}
 			opt := bake.PreviewOptions{Scene: c.String("scene"), Ground: c.Bool("ground"), Supersample: c.Int("supersample")}
+			if ss := c.Int("supersample"); ss < 1 || ss > 4 {
+				return usagef("--supersample %d: must be in 1..4 (each step multiplies the drawing work by its square)", ss)
+			}
 			w, h, ok := strings.Cut(c.String("size"), "x")
 			var err1, err2 error
 			opt.Width, err1 = strconv.Atoi(w)
