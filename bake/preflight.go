@@ -35,15 +35,31 @@ func preflight(j *Job) string {
 				inside, ci, j.colliderNames[ci], 1000*deepest, at, fmt3(j.Welded.Positions[at])))
 		}
 	}
-	if pairs := solver.SelfIntersectingPairs(j.Welded.Positions, j.Model.SewnTriangles()); len(pairs) > 0 {
-		pos, t := j.Welded.Positions, j.Welded.Triangles[pairs[0][0]]
-		at := pos[t[0]].Add(pos[t[1]]).Add(pos[t[2]]).Scale(1.0 / 3)
+	pos, tris := j.Welded.Positions, j.Model.SewnTriangles()
+	near := func(t int32) string {
+		c := tris[t]
+		return fmt3(pos[c[0]].Add(pos[c[1]]).Add(pos[c[2]]).Scale(1.0 / 3))
+	}
+	chk := solver.CheckSelfIntersections(pos, tris)
+	if chk.Duplicates > 0 {
+		msgs = append(msgs, fmt.Sprintf("%d cloth triangles repeat the corners of another (the first: triangle %d repeats %d, near %s); they were checked once (fix the mesh: remove the duplicate faces)",
+			chk.Duplicates, chk.FirstDuplicate[1], chk.FirstDuplicate[0], near(chk.FirstDuplicate[0])))
+	}
+	if !chk.Complete {
+		msgs = append(msgs, fmt.Sprintf("%d cloth triangles crowd one place (triangles %d and %d, near %s): overlapping copies or a huge polygon; the intersection check stopped there instead of comparing them all (fix the mesh: separate the overlapping faces)",
+			chk.Crowded, chk.FirstCrowded[0], chk.FirstCrowded[1], near(chk.FirstCrowded[0])))
+	}
+	if pairs := chk.Pairs; len(pairs) > 0 {
 		what := "the bake leaves them crossed"
 		if j.Params.SelfCollision {
 			what = "self-collision cannot separate them"
 		}
-		msgs = append(msgs, fmt.Sprintf("%d pairs of cloth triangles intersect in the input mesh, the first near %s; %s (fix the mesh there: the surfaces must not pass through each other)",
-			len(pairs), fmt3(at), what))
+		count := fmt.Sprint(len(pairs))
+		if !chk.Complete {
+			count = "at least " + count
+		}
+		msgs = append(msgs, fmt.Sprintf("%s pairs of cloth triangles intersect in the input mesh, the first near %s; %s (fix the mesh there: the surfaces must not pass through each other)",
+			count, near(pairs[0][0]), what))
 	}
 	out := ""
 	for i, m := range msgs {

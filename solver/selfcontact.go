@@ -40,3 +40,15 @@ func SelfIntersections(pos []vec.Vec3, tris [][3]int32) int {
 func SelfIntersectingPairs(pos []vec.Vec3, tris [][3]int32) [][2]int32 {
 	return contact.IntersectingPairs(pos, tris)
 }
+
+// IntersectionCheck is what CheckSelfIntersections finds: the
+// intersecting pairs, duplicate triangles, and whether crowded triangles
+// stopped the check (see contact.IntersectionCheck).
+type IntersectionCheck = contact.IntersectionCheck
+
+// CheckSelfIntersections finds the pairs SelfIntersectingPairs lists in
+// O(n log n) time on any input, reporting duplicate and crowded triangles
+// instead of comparing them pairwise.
+func CheckSelfIntersections(pos []vec.Vec3, tris [][3]int32) IntersectionCheck {
+	return contact.CheckIntersections(pos, tris)
+}
