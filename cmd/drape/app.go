@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -26,6 +28,9 @@ func usagef(format string, args ...any) error {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var unknown string
 	app := newApp(stdin, stdout, stderr, &unknown)
+	for _, c := range app.Commands {
+		setUsageError(c)
+	}
 	err := app.RunContext(ctx, permuteArgs(app, args))
 	if unknown != "" {
 		fmt.Fprintf(stderr, "drape: unknown command %q\nRun 'drape --help' for the commands.\n", unknown)
@@ -36,20 +41,170 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	var ue *usageError
 	var ec cli.ExitCoder
+	var jr jsonReported
+	code, msg := 0, ""
 	switch {
 	case errors.As(err, &ec):
 		return ec.ExitCode()
 	case errors.As(err, &ue) || isFlagError(err):
-		fmt.Fprintf(stderr, "drape: %v\nRun 'drape --help' or 'drape COMMAND --help' for usage.\n", err)
-		return bake.ExitUsage
+		code = bake.ExitUsage
+		msg = flagErrorMessage(app, args, err)
+	default:
+		code = bake.ExitCode(err)
+		msg = err.Error()
+		if code == bake.ExitCancelled {
+			msg = "cancelled; no output was written"
+		}
 	}
-	code := bake.ExitCode(err)
-	if code == bake.ExitCancelled {
-		fmt.Fprintln(stderr, "drape: cancelled; no output was written")
-		return code
+	fmt.Fprintf(stderr, "drape: %s\n", msg)
+	if jsonMode(args) && !errors.As(err, &jr) {
+		json.NewEncoder(stdout).Encode(struct {
+			OK     bool   `json:"ok"`
+			Status string `json:"status"`
+			Code   int    `json:"exit_code"`
+			Error  string `json:"error"`
+		}{false, bake.StatusFailed, code, msg})
 	}
-	fmt.Fprintf(stderr, "drape: %v\n", err)
 	return code
+}
+
+// jsonReported wraps an error whose JSON result object is already on
+// stdout.
+type jsonReported struct{ error }
+
+func (e jsonReported) Unwrap() error { return e.error }
+
+// jsonMode reports whether the command line asks for JSON on stdout
+// (--json or --progress json): its errors are JSON objects there too.
+func jsonMode(args []string) bool {
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case a == "--json" || a == "-json" || a == "--json=true":
+			return true
+		case a == "--progress=json" || a == "-progress=json":
+			return true
+		case (a == "--progress" || a == "-progress") && i+1 < len(args) && args[i+1] == "json":
+			return true
+		}
+	}
+	return false
+}
+
+// setUsageError makes urfave report flag mistakes of c and its
+// subcommands as errors, without printing the command's help.
+func setUsageError(c *cli.Command) {
+	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usagef("%v", err) }
+	for _, s := range c.Subcommands {
+		setUsageError(s)
+	}
+}
+
+// flagErrorMessage makes one line of a command-line mistake: flags named
+// with their two dashes, an unknown flag with the closest real one, and
+// where --help is.
+func flagErrorMessage(app *cli.App, args []string, err error) string {
+	cmd, path := commandOf(app, args)
+	help := "drape --help"
+	if path != "" {
+		help = "drape " + path + " --help"
+	}
+	s := err.Error()
+	const undefined = "flag provided but not defined: "
+	if i := strings.Index(s, undefined); i >= 0 {
+		name := strings.TrimLeft(s[i+len(undefined):], "-")
+		var names []string
+		if cmd != nil {
+			for _, f := range cmd.Flags {
+				names = append(names, f.Names()...)
+			}
+		}
+		msg := "unknown flag " + dashed(name)
+		if best := closest(name, names); best != "" && best != name {
+			msg += "; did you mean " + dashed(best) + "?"
+		}
+		return msg + " (" + help + " for more)"
+	}
+	s = flagNameRE.ReplaceAllStringFunc(s, func(m string) string {
+		sp := strings.Index(m, "-")
+		return m[:sp] + dashed(strings.TrimLeft(m[sp:], "-"))
+	})
+	return s + " (" + help + " for more)"
+}
+
+// flagNameRE finds the flag package's single-dash flag names in its
+// messages ("for flag -frames:", "argument: -frames").
+var flagNameRE = regexp.MustCompile(`(flag |argument: )-[A-Za-z][A-Za-z0-9-]*`)
+
+// dashed writes a flag name as a user types it: --frames, -o.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// closest returns the flag name nearest to name: one it begins or that
+// begins it, else the smallest edit distance up to a third of its length
+// (at least 2); "" when none is near.
+func closest(name string, names []string) string {
+	best, bd := "", max(2, len(name)/3)+1
+	for _, n := range names {
+		d := editDistance(name, n)
+		if len(n) > 1 && len(name) > 2 && (strings.HasPrefix(n, name) || strings.HasPrefix(name, n)) {
+			d = min(d, 1)
+		}
+		if d < bd {
+			best, bd = n, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// commandOf returns the (sub)command the arguments run and its words
+// ("report merge"), or nil and "".
+func commandOf(app *cli.App, args []string) (*cli.Command, string) {
+	cmds := app.Commands
+	var cmd *cli.Command
+	var path []string
+	for _, a := range args[min(1, len(args)):] {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		var next *cli.Command
+		for _, c := range cmds {
+			if c.HasName(a) {
+				next = c
+			}
+		}
+		if next == nil {
+			break
+		}
+		cmd, cmds = next, next.Subcommands
+		path = append(path, next.Name)
+	}
+	return cmd, strings.Join(path, " ")
 }
 
 // isFlagError recognises the flag package's parse errors as urfave reports
@@ -99,6 +254,7 @@ a path in the way), 130 cancelled.`,
 			validateCommand(),
 			presetsCommand(),
 			previewCommand(),
+			reportCommand(),
 			versionCommand(),
 		},
 		CommandNotFound: func(c *cli.Context, name string) {
@@ -129,6 +285,20 @@ func permuteArgs(app *cli.App, args []string) []string {
 	}
 	if cmd == nil {
 		return args
+	}
+	// descend into subcommands (drape report merge): their flags are the
+	// ones to move
+	for ci+1 < len(args) && len(cmd.Subcommands) > 0 {
+		var sub *cli.Command
+		for _, c := range cmd.Subcommands {
+			if c.HasName(args[ci+1]) {
+				sub = c
+			}
+		}
+		if sub == nil {
+			break
+		}
+		cmd, ci = sub, ci+1
 	}
 	valued := map[string]bool{}
 	for _, f := range cmd.Flags {

@@ -7,12 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"text/tabwriter"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -25,7 +22,10 @@ func bakeCommand() *cli.Command {
 		Usage:     "simulate cloth on a mesh or scene file and write the baked animation",
 		ArgsUsage: "INPUT|SCENE.json [MORE...]",
 		Description: `INPUT is a .glb, .gltf, .obj or .stl cloth mesh, or a scene file (.json, see docs/scene.md).
-Several scene files, or a folder of them, bake as a batch (-j jobs at once).
+Several inputs, a folder of scene files (-r: and its subfolders) or a list file (.txt: one scene or
+mesh path per line, # comments) bake as a batch (-j jobs at once). A batch skips jobs a resume record
+beside their outputs shows done (--force bakes them), bakes only --shard I/N of the jobs when asked,
+and writes --summary FILE; drape report merge joins the shards' summaries.
 Flags override the scene file.
 
 Examples:
@@ -33,6 +33,7 @@ Examples:
    drape bake sheet.glb --collider sphere:0,0,0,0.5 --self-collision -o sheet.pc2
    drape bake scene.json --progress json --report report.json
    drape bake examples/ -j 2 --json
+   drape bake garments/ -r --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT --summary sum-$SLURM_ARRAY_TASK_ID.json
    drape bake scene.json --require 'max_strain<=0.02' --require 'self_intersections<=0'
 
 Every bake checks its quality (largest edge strain in any frame and at the last frame, deepest collider
@@ -76,37 +77,16 @@ output (nothing written), 130 cancelled.`,
 			&cli.StringFlag{Name: "report", Usage: "write a JSON report to `FILE` (a batch writes FILE per job, suffixed)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as one JSON object on stdout"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "bake up to `N` jobs of a batch at once"},
+			&cli.BoolFlag{Name: "recursive", Aliases: []string{"r"}, Usage: "search a batch folder's subfolders for scene files too"},
+			&cli.StringFlag{Name: "shard", Usage: "bake only shard `I/N` of the batch (0-based; the same split on every machine, balanced by estimated cost)"},
+			&cli.BoolFlag{Name: "force", Usage: "bake every job of a batch, also those a resume record shows done"},
+			&cli.StringFlag{Name: "summary", Usage: "write the batch's summary (every job's status, outputs, timings and quality) to `FILE` (JSON; drape report merge joins shards' summaries)"},
 			&cli.StringSliceFlag{Name: "require", Usage: "fail the bake with exit code 5 (outputs still written) unless `KEY<=VALUE` holds (quote it: a shell reads < as a redirection); keys max_strain, last_strain (edge strain, 0.01 = 1 %), penetration_m, self_intersections; repeatable"},
 			&cli.StringFlag{Name: "max-memory", Usage: "refuse a bake that would hold more than `SIZE` in memory (e.g. 8G; default 80% of physical memory; 0 or less: no limit)"},
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the bake to `FILE` (for go tool pprof)"},
 		},
 		Action: bakeAction,
 	}
-}
-
-// jobInput lists the jobs named on the command line: files as given, and
-// the *.json scene files of a folder in name order.
-func jobInputs(args []string) ([]string, error) {
-	var out []string
-	for _, a := range args {
-		st, err := os.Stat(a)
-		if err != nil {
-			return nil, &bake.Error{Code: bake.ExitBadInput, Err: fmt.Errorf("input %s: %w", a, err), Fix: "check the path"}
-		}
-		if !st.IsDir() {
-			out = append(out, a)
-			continue
-		}
-		m, _ := filepath.Glob(filepath.Join(a, "*.json"))
-		sub, _ := filepath.Glob(filepath.Join(a, "*", "scene.json"))
-		m = append(m, sub...)
-		sort.Strings(m)
-		if len(m) == 0 {
-			return nil, &bake.Error{Code: bake.ExitBadInput, Err: fmt.Errorf("folder %s holds no scene files (*.json or */scene.json)", a)}
-		}
-		out = append(out, m...)
-	}
-	return out, nil
 }
 
 // sceneFor builds the settings of one job: the scene file (or a bare mesh
@@ -292,37 +272,10 @@ func maxMemoryFlag(c *cli.Context) (int64, error) {
 	return n, nil
 }
 
-// jobResult is one job's outcome, as --json prints it.
-type jobResult struct {
-	Input string `json:"input"`
-	OK    bool   `json:"ok"`
-	// Status is "ok", "requirement_missed" (baked and written, but a
-	// --require bound was missed: exit code 5) or "failed".
-	Status  string       `json:"status"`
-	Code    int          `json:"exit_code"`
-	Error   string       `json:"error,omitempty"`
-	Outputs []string     `json:"outputs,omitempty"`
-	Report  *bake.Report `json:"report,omitempty"`
-	// Missed are the requirements a job missed (see bake.Quality.Failed).
-	Missed []string `json:"missed_requirements,omitempty"`
-}
-
-// Job statuses of jobResult.
-const (
-	statusOK     = "ok"
-	statusMissed = "requirement_missed"
-	statusFailed = "failed"
-)
-
 // bakedResult is the result of a job that baked and wrote its outputs:
 // ok, or missing a requirement.
-func bakedResult(input string, rep *bake.Report) jobResult {
-	res := jobResult{Input: input, OK: true, Status: statusOK, Outputs: rep.OutputPaths(), Report: rep}
-	if err := rep.RequirementError(); err != nil {
-		res.OK, res.Status, res.Code, res.Error = false, statusMissed, bake.ExitCode(err), err.Error()
-		res.Missed = rep.Quality.Failed
-	}
-	return res
+func bakedResult(input string, rep *bake.Report) bake.JobResult {
+	return bake.ResultOf(input, rep)
 }
 
 func bakeAction(c *cli.Context) error {
@@ -345,7 +298,14 @@ func bakeAction(c *cli.Context) error {
 	if _, err := maxMemoryFlag(c); err != nil {
 		return err
 	}
-	inputs, err := jobInputs(c.Args().Slice())
+	shard, shards := 0, 1
+	if c.IsSet("shard") {
+		var err error
+		if shard, shards, err = bake.ParseShard(c.String("shard")); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	jobs, err := bake.ListBatch(c.Args().Slice(), c.Bool("recursive"))
 	if err != nil {
 		return err
 	}
@@ -367,10 +327,24 @@ func bakeAction(c *cli.Context) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if len(inputs) == 1 {
-		return bakeOne(c, inputs[0], mode, stdout, stderr)
+	if len(jobs) == 1 && !isBatch(c) {
+		return bakeOne(c, jobs[0].Path, mode, stdout, stderr)
 	}
-	return bakeBatch(c, inputs, mode, stdout, stderr)
+	return bakeBatch(c, jobs, shard, shards, mode, stdout, stderr)
+}
+
+// isBatch reports whether the command line asks for a batch even when it
+// holds one job: a folder or list file, or a batch flag.
+func isBatch(c *cli.Context) bool {
+	if c.IsSet("shard") || c.IsSet("summary") || c.IsSet("force") || c.IsSet("recursive") {
+		return true
+	}
+	for _, a := range c.Args().Slice() {
+		if st, err := os.Stat(a); err == nil && (st.IsDir() || bake.IsListFile(a)) {
+			return true
+		}
+	}
+	return false
 }
 
 func bakeOne(c *cli.Context, input, mode string, stdout, stderr io.Writer) error {
@@ -404,9 +378,10 @@ func bakeOne(c *cli.Context, input, mode string, stdout, stderr io.Writer) error
 		bar.finish()
 	}
 	if err != nil {
-		if c.Bool("json") {
+		if c.Bool("json") || mode == "json" {
 			code := bake.ExitCode(err)
-			enc.Encode(jobResult{Input: input, Status: statusFailed, Code: code, Error: err.Error()})
+			enc.Encode(bake.JobResult{Input: input, Status: bake.StatusFailed, Code: code, Error: err.Error()})
+			return jsonReported{err}
 		}
 		return err
 	}
@@ -416,7 +391,8 @@ func bakeOne(c *cli.Context, input, mode string, stdout, stderr io.Writer) error
 		}
 	}
 	rep.WriteSummary(stderr)
-	if c.Bool("json") {
+	// --progress json keeps stdout JSON lines only: the result object ends it.
+	if c.Bool("json") || mode == "json" {
 		if err := enc.Encode(bakedResult(input, rep)); err != nil {
 			return err
 		}
@@ -425,117 +401,11 @@ func bakeOne(c *cli.Context, input, mode string, stdout, stderr io.Writer) error
 			fmt.Fprintln(stdout, o)
 		}
 	}
-	return rep.RequirementError()
-}
-
-// bakeBatch bakes several jobs, -j at a time. A failing job does not stop
-// the others; the exit code is the first failure's (in input order), or
-// ExitRequirement when no job failed but some missed a requirement (their
-// outputs are written).
-func bakeBatch(c *cli.Context, inputs []string, mode string, stdout, stderr io.Writer) error {
-	n := c.Int("jobs")
-	results := make([]jobResult, len(inputs))
-	sem := make(chan struct{}, n)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	enc := json.NewEncoder(stdout)
-	for i, in := range inputs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			res := jobResult{Input: in}
-			start := time.Now()
-			sc, err := sceneFor(c, in)
-			var rep *bake.Report
-			if err == nil {
-				if n > 1 && sc.Threads == 0 {
-					sc.Threads = 1 // jobs run side by side; identical result either way
-				}
-				maxMem, _ := maxMemoryFlag(c) // checked by bakeAction
-				rep, err = bake.Run(c.Context, sc, bake.Options{
-					MaxMemory: maxMem,
-					Warn: func(s string) {
-						mu.Lock()
-						fmt.Fprintf(stderr, "drape: %s: warning: %s\n", in, s)
-						mu.Unlock()
-					},
-					Progress: func(p bake.Progress) {
-						if mode == "json" {
-							mu.Lock()
-							enc.Encode(struct {
-								Job string `json:"job"`
-								bake.Progress
-							}{in, p})
-							mu.Unlock()
-						}
-					},
-				})
-			}
-			if err == nil && c.String("report") != "" {
-				err = rep.WriteFile(batchReportPath(c.String("report"), i, in))
-			}
-			if err != nil {
-				res.Status, res.Code, res.Error = statusFailed, bake.ExitCode(err), err.Error()
-			} else {
-				res = bakedResult(in, rep)
-			}
-			mu.Lock()
-			switch {
-			case err != nil:
-				fmt.Fprintf(stderr, "drape: %s: %v\n", in, err)
-			case res.Status == statusMissed:
-				fmt.Fprintf(stderr, "drape: %s: %s\n", in, res.Error)
-			case mode != "json":
-				fmt.Fprintf(stderr, "drape: %s: done in %.1f s\n", in, time.Since(start).Seconds())
-			}
-			results[i] = res
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	if c.Bool("json") {
-		for _, r := range results {
-			enc.Encode(r)
+	if err := rep.RequirementError(); err != nil {
+		if c.Bool("json") || mode == "json" {
+			return jsonReported{err}
 		}
-	}
-	tw := tabwriter.NewWriter(stderr, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "job\tresult\tframes\ts/frame\toutputs")
-	failed, missed := 0, 0
-	code := 0
-	for _, r := range results {
-		switch r.Status {
-		case statusOK:
-			fmt.Fprintf(tw, "%s\tok\t%d\t%.4f\t%s\n", r.Input, r.Report.Frames, r.Report.SecondsPerFrame, strings.Join(r.Outputs, " "))
-			continue
-		case statusMissed:
-			missed++
-			fmt.Fprintf(tw, "%s\tMISSED REQUIREMENT (exit %d)\t%d\t%.4f\t%s; missed %s\n", r.Input, r.Code, r.Report.Frames, r.Report.SecondsPerFrame,
-				strings.Join(r.Outputs, " "), strings.Join(r.Missed, "; "))
-			continue
-		}
-		failed++
-		if code == 0 {
-			code = r.Code
-		}
-		msg := r.Error
-		if i := strings.IndexByte(msg, '\n'); i >= 0 {
-			msg = msg[:i]
-		}
-		fmt.Fprintf(tw, "%s\tFAILED (exit %d)\t-\t-\t%s\n", r.Input, r.Code, msg)
-	}
-	tw.Flush()
-	fmt.Fprintf(stderr, "%d of %d jobs baked, %d failed", len(results)-failed, len(results), failed)
-	if missed > 0 {
-		fmt.Fprintf(stderr, ", %d missed a requirement", missed)
-	}
-	fmt.Fprintln(stderr)
-	if code == 0 && missed > 0 {
-		code = bake.ExitRequirement
-	}
-	if code != 0 {
-		return silentExit(code)
+		return err
 	}
 	return nil
 }
