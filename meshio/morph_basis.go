@@ -656,7 +656,8 @@ func basisTargets(b *binBuilder, cn *clothNode, a *Animation, opt GLTFOptions) (
 	if err := writeBase(b, cn, opt); err != nil {
 		return info, err
 	}
-	zeroPos, zeroN := -1, -1
+	// not simulated: zero displacements, shared per vertex count
+	zeroPos, zeroN := map[int]int{}, map[int]int{}
 	for i := range cn.prims {
 		cn.prims[i].gp.Targets = make([]gltf.PrimitiveAttributes, 0, k)
 	}
@@ -667,13 +668,13 @@ func basisTargets(b *binBuilder, cn *clothNode, a *Animation, opt GLTFOptions) (
 			nv := len(cp.base)
 			t := gltf.PrimitiveAttributes{}
 			if cp.render < 0 {
-				if zeroPos < 0 {
-					zeroPos = b.accessor(-1, gltf.ComponentFloat, gltf.AccessorVec3, nv, false, []float64{0, 0, 0}, []float64{0, 0, 0})
-					zeroN = b.accessor(-1, gltf.ComponentFloat, gltf.AccessorVec3, nv, false, nil, nil)
+				if _, ok := zeroPos[nv]; !ok {
+					zeroPos[nv] = b.accessor(-1, gltf.ComponentFloat, gltf.AccessorVec3, nv, false, []float64{0, 0, 0}, []float64{0, 0, 0})
+					zeroN[nv] = b.accessor(-1, gltf.ComponentFloat, gltf.AccessorVec3, nv, false, nil, nil)
 				}
-				t[gltf.POSITION] = zeroPos
+				t[gltf.POSITION] = zeroPos[nv]
 				if opt.Normals {
-					t[gltf.NORMAL] = zeroN
+					t[gltf.NORMAL] = zeroN[nv]
 				}
 				cp.gp.Targets = append(cp.gp.Targets, t)
 				continue

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/qmuntal/gltf"
+	"github.com/qmuntal/gltf/modeler"
+
 	"github.com/drape-sim/drape/internal/testtool"
 	"github.com/drape-sim/drape/internal/vec"
 )
@@ -245,6 +248,58 @@ func TestMorphBasisRealClients(t *testing.T) {
 		t.Logf("Blender %s: worst vertex %.3g mm over %d frames", filepath.Base(paths[pi]), 1e3*worst, len(frames))
 		if worst > tol {
 			t.Errorf("Blender %s: worst vertex off by %.3g m, want <= %g", paths[pi], worst, tol)
+		}
+	}
+}
+
+// TestMorphBasisUnsimulatedPrimitives compresses a cloth mesh that also has
+// line primitives drape does not simulate, of two vertex counts: their
+// targets are zero accessors of their own counts, which the validator
+// checks.
+func TestMorphBasisUnsimulatedPrimitives(t *testing.T) {
+	doc := gltf.NewDocument()
+	const n = 8
+	var grid [][3]float32
+	var idx []uint16
+	for i := range n {
+		for j := range n {
+			grid = append(grid, [3]float32{float32(j) / (n - 1), 1, float32(i) / (n - 1)})
+		}
+	}
+	for i := range n - 1 {
+		for j := range n - 1 {
+			a := uint16(i*n + j)
+			idx = append(idx, a, a+n, a+1, a+1, a+n, a+n+1)
+		}
+	}
+	addMesh(doc, "Cloth", grid, idx)
+	for _, pts := range [][][3]float32{{{0, 2, 0}, {1, 2, 0}, {0, 3, 0}}, {{0, 2, 1}, {1, 2, 1}, {1, 3, 1}, {0, 3, 1}}} {
+		doc.Meshes[0].Primitives = append(doc.Meshes[0].Primitives, &gltf.Primitive{Mode: gltf.PrimitiveLineStrip,
+			Attributes: gltf.PrimitiveAttributes{gltf.POSITION: modeler.WritePosition(doc, pts)}})
+	}
+	doc.Nodes = []*gltf.Node{{Name: "cloth", Mesh: gltf.Index(0)}}
+	doc.Scenes[0].Nodes = []int{0}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "lines.glb")
+	if err := gltf.SaveBinary(doc, in); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Read(in, DefaultReadOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := bumpAnimation(t, m, 80, 24, 0.1, 0.3)
+	for _, q := range []bool{false, true} {
+		path, _, info := writeInfo(t, dir, fmt.Sprintf("out_q%v.glb", q), m, a, GLTFOptions{Binary: true, Normals: true, Quantize: q})
+		if !info.Compressed {
+			t.Fatalf("80 frames: not compressed")
+		}
+		rep := testtool.Validate(t, path)
+		if rep.Issues.NumErrors != 0 || rep.Issues.NumWarnings != 0 {
+			t.Errorf("quantize %v: validator %d errors, %d warnings", q, rep.Issues.NumErrors, rep.Issues.NumWarnings)
+		}
+		if worst, _ := readBackError(t, path, m, a, 1); worst > DefaultMaxError+2e-6 {
+			t.Errorf("quantize %v: read back %.3g m off", q, worst)
 		}
 	}
 }
