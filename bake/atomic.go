@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -66,6 +67,35 @@ func removeStale(target string) {
 	}
 }
 
+// live holds the temporary outputs being written or waiting for commit,
+// so that AbandonStaged can remove them when the process must end at once.
+var live = struct {
+	sync.Mutex
+	paths map[string]bool
+}{paths: map[string]bool{}}
+
+func track(tmp string, on bool) {
+	live.Lock()
+	defer live.Unlock()
+	if on {
+		live.paths[tmp] = true
+	} else {
+		delete(live.paths, tmp)
+	}
+}
+
+// AbandonStaged removes every temporary output of this process, for a
+// process that ends before its bakes return (a cancel that a phase did not
+// notice in time): no target changes, and no temporary file stays.
+func AbandonStaged() {
+	live.Lock()
+	defer live.Unlock()
+	for p := range live.paths {
+		os.RemoveAll(p)
+		delete(live.paths, p)
+	}
+}
+
 // stageFile writes a temporary file beside target through write.
 func stageFile(target string, write func(io.Writer) error) (*staged, error) {
 	dir := filepath.Dir(target)
@@ -78,6 +108,7 @@ func stageFile(target string, write func(io.Writer) error) (*staged, error) {
 		return nil, writeFailure(target, fmt.Errorf("write %s: %w", target, err))
 	}
 	st := &staged{target: target, tmp: f.Name()}
+	track(st.tmp, true)
 	bw := bufio.NewWriterSize(f, 1<<20)
 	err = write(bw)
 	if err == nil {
@@ -93,7 +124,7 @@ func stageFile(target string, write func(io.Writer) error) (*staged, error) {
 		err = os.Chmod(st.tmp, 0o644)
 	}
 	if err != nil {
-		os.Remove(st.tmp)
+		st.discard()
 		return nil, writeFailure(target, fmt.Errorf("write %s: %w", target, err))
 	}
 	return st, nil
@@ -113,6 +144,7 @@ func stageDir(target string, fill func(dir string) error) (*staged, error) {
 		return nil, writeFailure(target, fmt.Errorf("write %s: %w", target, err))
 	}
 	st := &staged{target: target, tmp: tmp, dir: true}
+	track(tmp, true)
 	err = fill(tmp)
 	if err == nil {
 		err = writeSeqManifest(tmp)
@@ -121,7 +153,7 @@ func stageDir(target string, fill func(dir string) error) (*staged, error) {
 		err = os.Chmod(tmp, 0o755)
 	}
 	if err != nil {
-		os.RemoveAll(tmp)
+		st.discard()
 		return nil, writeFailure(target, fmt.Errorf("write %s: %w", target, err))
 	}
 	return st, nil
@@ -129,6 +161,7 @@ func stageDir(target string, fill func(dir string) error) (*staged, error) {
 
 // discard removes a staged output.
 func (s *staged) discard() {
+	defer track(s.tmp, false)
 	if s.dir {
 		os.RemoveAll(s.tmp)
 	} else {
@@ -141,6 +174,7 @@ func (s *staged) discard() {
 // sequence (checkReplaceable): the old one is moved aside first and removed
 // once the new one is in place.
 func (s *staged) commit() error {
+	defer track(s.tmp, false)
 	if !s.dir {
 		if fi, err := os.Stat(s.target); err == nil && fi.IsDir() {
 			s.discard()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -213,5 +214,39 @@ func TestWriteFailuresExitWrite(t *testing.T) {
 	} {
 		err := writeFailure("/x/out.glb", &fs.PathError{Op: "write", Path: "/x/.out.glb.tmp-1-2", Err: c.err})
 		wantCode(t, err, ExitWrite, c.frag)
+	}
+}
+
+// AbandonStaged, called by a process that must end at once, removes every
+// temporary output it has staged and touches no target.
+func TestAbandonStagedRemovesTemporaries(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "out.glb")
+	os.WriteFile(target, []byte("earlier"), 0o644)
+	f, err := stageFile(target, func(w io.Writer) error { _, err := w.Write([]byte("new")); return err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := stageDir(filepath.Join(dir, "seq"), func(string) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	AbandonStaged()
+	for _, p := range []string{f.tmp, d.tmp} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s survived AbandonStaged", p)
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != "earlier" {
+		t.Errorf("the target changed: %q", b)
+	}
+	// committed outputs are no longer staged
+	g, _ := stageFile(target, func(w io.Writer) error { return nil })
+	if err := g.commit(); err != nil {
+		t.Fatal(err)
+	}
+	AbandonStaged()
+	if _, err := os.Stat(target); err != nil {
+		t.Errorf("AbandonStaged removed a committed output: %v", err)
 	}
 }
