@@ -453,6 +453,70 @@ def _stop_live_jobs():
         job.cancel(grace=0.5)
 
 
+# The file in a staging folder that names the Blender baking into it
+# ("PID HOST"), so a later bake can remove what a Blender that died mid-bake
+# (SIGKILL, a crash, a power cut) left behind.
+OWNER = ".drape_owner"
+
+
+def _host():
+    import socket
+    return socket.gethostname()
+
+
+def _pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
+
+
+def _stale(staging):
+    """Reports whether staging was left by a Blender of this machine that is
+    no longer running (POSIX; elsewhere nothing is stale)."""
+    if os.name != "posix":
+        return False
+    try:
+        with open(os.path.join(staging, OWNER)) as f:
+            pid, host = f.read().split(None, 1)
+        pid = int(pid)
+    except (OSError, ValueError):
+        return False  # no owner (an older add-on's): leave it
+    return host.strip() == _host() and pid != os.getpid() and not _pid_alive(pid)
+
+
+def sweep_stale(cache_dir):
+    """Removes the staging folders (*.baking) in cache_dir that Blenders no
+    longer running left behind, and for the temp cache of unsaved files
+    (<temp>/drape_cache/blender_<pid>/) those in the folders of the other,
+    dead Blenders, with each such folder once it is empty."""
+    folders = [cache_dir]
+    root = os.path.dirname(cache_dir)
+    if os.path.basename(cache_dir).startswith("blender_"):
+        try:
+            folders += [os.path.join(root, n) for n in os.listdir(root)
+                        if n.startswith("blender_") and os.path.join(root, n) != cache_dir]
+        except OSError:
+            pass
+    for folder in folders:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for n in names:
+            path = os.path.join(folder, n)
+            if n.endswith(".baking") and os.path.isdir(path) and _stale(path):
+                _remove(path)
+        if folder != cache_dir:
+            try:
+                os.rmdir(folder)  # only when empty
+            except OSError:
+                pass
+
+
 class BakeJob:
     """BakeJob is one bake: the staging folder drape writes into, the
     process, and the swap into the final folder on success.
@@ -464,7 +528,10 @@ class BakeJob:
         self.staging = self.final_dir + ".baking"
         _remove(self.staging)
         os.makedirs(self.staging)
+        with open(os.path.join(self.staging, OWNER), "w") as f:
+            f.write("%d %s\n" % (os.getpid(), _host()))
         _live_jobs.add(self)
+        sweep_stale(os.path.dirname(self.final_dir))
         self.process = None
         self.cancelled_by = None  # the signal that cancelled a synchronous bake
         self.started = time.monotonic()
@@ -506,6 +573,7 @@ class BakeJob:
             p = os.path.join(self.staging, name)
             if not os.path.isfile(p) or os.path.getsize(p) == 0:
                 raise OSError("drape reported success but did not write %s" % name)
+        _remove(os.path.join(self.staging, OWNER))
         old = self.final_dir + ".old"
         _remove(old)
         if os.path.exists(self.final_dir):

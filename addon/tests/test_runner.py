@@ -244,6 +244,43 @@ class RunnerTest(unittest.TestCase):
                 self.assertFalse(os.path.exists(job.staging), "staging folder left after a signal")
                 self.assertEqual(bytes(runner._sigaction_get(sig))[:8], before, "%s handler not restored" % sig.name)
 
+    def test_stale_staging_is_swept(self):
+        """A staging folder left by a Blender that died mid-bake (its owner
+        pid no longer runs) goes when the next bake starts, in the same
+        cache folder and in a dead Blender's temp folder; one whose owner
+        runs, or that names no owner, stays."""
+        import subprocess
+        dead = subprocess.Popen([sys.executable, "-c", "pass"])
+        dead.wait()
+        root = os.path.join(self.tmp, "drape_cache")
+        mine = os.path.join(root, "blender_%d" % os.getpid())
+        other = os.path.join(root, "blender_%d" % dead.pid)
+
+        def left(folder, name, pid):
+            path = os.path.join(folder, name + ".baking")
+            os.makedirs(path)
+            with open(os.path.join(path, "scene.json"), "w") as f:
+                f.write("{}")
+            if pid is not None:
+                with open(os.path.join(path, runner.OWNER), "w") as f:
+                    f.write("%d %s\n" % (pid, runner._host()))
+            return path
+
+        stale_here = left(mine, "Old_1", dead.pid)
+        stale_there = left(other, "Old_2", dead.pid)
+        running = left(mine, "Live_3", os.getppid())
+        unknown = left(mine, "Unknown_4", None)
+        job = runner.BakeJob(os.path.join(mine, "Plane_0123abcd"))
+        self.assertFalse(os.path.exists(stale_here), "a dead Blender's staging folder was kept")
+        self.assertFalse(os.path.exists(other), "a dead Blender's temp folder was kept")
+        for kept in (running, unknown, job.staging):
+            self.assertTrue(os.path.isdir(kept), "%s was removed" % kept)
+        with open(os.path.join(job.staging, "cloth.pc2"), "w") as f:
+            f.write("x")
+        job.commit(["cloth.pc2"])
+        self.assertFalse(os.path.exists(os.path.join(job.final_dir, runner.OWNER)), "the owner file was committed")
+        self.assertFalse(os.path.exists(stale_there))
+
     def test_cancel_kills_stubborn_process(self):
         job = runner.BakeJob(self.final)
         proc = job.start([sys.executable, "-c",
