@@ -31,6 +31,28 @@ const (
 	defaultMemoryShare = 0.8
 )
 
+// bytesReadPerFileByte is the memory reading a mesh file takes per byte of
+// it, an upper estimate: the file itself plus the parsed mesh (an OBJ's
+// text shrinks, a GLB's float32 data doubles to float64, plus normals and
+// UVs).
+const bytesReadPerFileByte = 10
+
+// checkInputSize refuses a mesh file that reading alone would take more
+// than the memory budget for, before reading it.
+func checkInputSize(path string, maxBytes int64) error {
+	budget := memoryBudget(maxBytes)
+	fi, err := os.Stat(path)
+	if budget == 0 || err != nil || !fi.Mode().IsRegular() {
+		return nil // Read reports what is wrong with the path
+	}
+	if need := sat(fi.Size(), bytesReadPerFileByte); need > budget {
+		return &Error{Code: ExitBadInput,
+			Err: fmt.Errorf("%s: the file is %s; reading it would take about %s of memory, more than the budget of %s", path, FormatBytes(fi.Size()), FormatBytes(need), FormatBytes(budget)),
+			Fix: "decimate the mesh (a cloth of this size cannot be simulated in this memory anyway), or set the budget with --max-memory SIZE"}
+	}
+	return nil
+}
+
 // storedFrames is how many frames a bake of sc keeps: every FrameStep-th
 // and the last.
 func storedFrames(sc *Scene) int64 {

@@ -1,6 +1,7 @@
 package bake
 
 import (
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -47,5 +48,20 @@ func TestParseBytes(t *testing.T) {
 		if _, err := ParseBytes(in); err == nil {
 			t.Errorf("ParseBytes(%q) accepted", in)
 		}
+	}
+}
+
+// A mesh file too large to read within the budget is refused before it is
+// read.
+func TestHugeInputRefusedBeforeReading(t *testing.T) {
+	sc := hangingScene(t, t.TempDir(), 2)
+	fi, err := os.Stat(sc.Input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Prepare(sc, Options{MaxMemory: 5 * fi.Size()})
+	wantCode(t, err, ExitBadInput, "reading it would take about")
+	if _, err := Prepare(sc, Options{MaxMemory: -1}); err != nil {
+		t.Errorf("no limit: %v", err)
 	}
 }

@@ -97,6 +97,9 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 		return nil, err
 	}
 	input := sc.Resolve(sc.Input)
+	if err := checkInputSize(input, opt.MaxMemory); err != nil {
+		return nil, err
+	}
 	m, err := meshio.Read(input, inputReadOptions(sc))
 	if err != nil {
 		return nil, badInput(err, readFix(err))
