@@ -242,7 +242,7 @@ func WriteUSDA(w io.Writer, s *USDStage) error {
 	u.s("#usda 1.0\n(\n")
 	u.s("    defaultPrim = \"", root, "\"\n")
 	if s.Doc != "" {
-		u.s("    doc = ", strconv.Quote(s.Doc), "\n")
+		u.s("    doc = ", usdQuote(s.Doc), "\n")
 	}
 	u.s("    endTimeCode = ")
 	u.f64(s.TimeCodes[len(s.TimeCodes)-1])
@@ -277,6 +277,13 @@ func WriteUSDA(w io.Writer, s *USDStage) error {
 		return fmt.Errorf("write usd: %w", err)
 	}
 	return nil
+}
+
+// usdQuote quotes s as a USD text string: backslash, double quote and
+// line breaks escaped, everything else (UTF-8 included) as it is.
+func usdQuote(s string) string {
+	r := strings.NewReplacer("\\", "\\\\", "\"", "\\\"", "\n", "\\n", "\r", "\\r")
+	return "\"" + r.Replace(s) + "\""
 }
 
 func containsString(ss []string, s string) bool {

@@ -96,3 +96,11 @@ func TestLZ4Literals(t *testing.T) {
 		}
 	}
 }
+
+func TestUSDQuote(t *testing.T) {
+	for in, want := range map[string]string{`a`: `"a"`, `C:\x "y"`: `"C:\\x \"y\""`, "l1\nl2": `"l1\nl2"`, "é": `"é"`} {
+		if got := usdQuote(in); got != want {
+			t.Errorf("usdQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
