@@ -204,13 +204,36 @@ func TestBlenderSkinnedColliderGLB(t *testing.T) {
 	sc.Input = glb
 	sc.Frames = 30
 	out := filepath.Join(t.TempDir(), "out.glb")
-	sc.Output = []string{out}
+	usdOut := filepath.Join(t.TempDir(), "out.usdc")
+	sc.Output = []string{out, usdOut}
 	if err := sc.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := Run(context.Background(), sc, Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// the USD point cache holds the skinned cube as time-sampled points
+	// whose top rises from 0.2 m (time code 1) to 0.5 m (time code 25)
+	u := testtool.USD(t, usdOut, 1, 25)
+	for _, m := range u.Meshes {
+		if !strings.HasPrefix(m.Path, "/drape/colliders/") {
+			continue
+		}
+		tops := [2]float64{math.Inf(-1), math.Inf(-1)}
+		for i := range tops {
+			w := m.Frames[i].World
+			for k := 1; k < len(w); k += 3 {
+				tops[i] = math.Max(tops[i], w[k])
+			}
+		}
+		if m.PointSamples != sc.Frames || math.Abs(tops[0]-0.2) > 1e-4 || math.Abs(tops[1]-0.5) > 1e-4 {
+			t.Errorf("USD %s: %d point samples, top %.4f m at time code 1 and %.4f m at 25; want %d, 0.2 and 0.5",
+				m.Path, m.PointSamples, tops[0], tops[1], sc.Frames)
+		}
+	}
+	if len(u.Meshes) != 2 || len(u.CompositionErrors)+len(u.Checker.Errors) != 0 {
+		t.Errorf("USD: %d meshes (want the cloth and the cube), errors %q %q", len(u.Meshes), u.CompositionErrors, u.Checker.Errors)
 	}
 	// the baked file keeps the skinned body and its animation beside the
 	// cloth's morph animation
