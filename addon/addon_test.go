@@ -100,21 +100,18 @@ func TestAddon(t *testing.T) {
 	t.Run("blender_ui", func(t *testing.T) {
 		// The modal operator needs Blender's event loop, hence a window
 		// under Xvfb; test.sh should install xvfb with Blender.
+		// The completed bake runs the real drape at Quality 2, which misses
+		// cotton's strain bound: the panel must show the warning.
 		xvfb := need(t, "xvfb-run", "install it with `apt-get install xvfb` (./test.sh should install it with Blender)")
-		work := t.TempDir()
-		for _, d := range []string{"scripts", "config", "tmp", "work"} {
-			if err := os.MkdirAll(filepath.Join(work, d), 0o755); err != nil {
-				t.Fatal(err)
-			}
-		}
+		work := privateDirs(t)
+		drape := filepath.Join(work, "drape")
+		build := exec.Command("go", "build", "-o", drape, "./cmd/drape")
+		build.Dir = ".."
+		run(t, build)
 		cmd := exec.Command(xvfb, "-a", "-s", "-screen 0 1280x800x24", bin, "--factory-startup",
 			"--python", "tests/ui_check.py", "--", "--zip", zip, "--fake", "tests/fake_drape.py",
-			"--work", filepath.Join(work, "work"))
-		cmd.Env = append(os.Environ(),
-			"BLENDER_USER_SCRIPTS="+filepath.Join(work, "scripts"),
-			"BLENDER_USER_CONFIG="+filepath.Join(work, "config"),
-			"TMPDIR="+filepath.Join(work, "tmp"),
-		)
+			"--work", filepath.Join(work, "work"), "--drape", drape)
+		cmd.Env = blenderEnv(work)
 		out := run(t, cmd)
 		data, err := os.ReadFile(filepath.Join(work, "work", "ui_result.json"))
 		if err != nil {
