@@ -34,6 +34,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"bake", "x.obj", "--no-such-flag"},
 		{"bake", "x.obj", "--collider", "torus:1,2"},
 		{"bake", "x.obj", "--progress", "loud"},
+		{"bake", "x.obj", "--morph-targets", "zero"},
 		{"inspect"},
 	} {
 		code, _, errOut := runIn(t, args...)
@@ -136,6 +137,7 @@ func TestBadInputExit3(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "empty.obj"), nil, 0o644)
 	os.WriteFile(filepath.Join(dir, "nan.obj"), []byte("v 0 0 0\nv 1 0 nan\nv 0 1 0\nf 1 2 3\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{"input": "empty.obj", "colliders": [{"type": "sphere", "raduis": 1}]}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "quad.obj"), []byte("v 0 1 0\nv 1 1 0\nv 1 1 1\nv 0 1 1\nf 1 2 3 4\n"), 0o644)
 	cases := []struct {
 		args []string
 		want string
@@ -145,6 +147,8 @@ func TestBadInputExit3(t *testing.T) {
 		{[]string{"bake", "nan.obj", "-o", "x.glb"}, "line 2"},
 		{[]string{"bake", "bad.json"}, "colliders[0].raduis"},
 		{[]string{"validate", "bad.json"}, "colliders[0].raduis"},
+		{[]string{"bake", "quad.obj", "--morph-targets", "5000"}, "morph_targets"},
+		{[]string{"bake", "quad.obj", "--morph-targets", "all", "--max-error", "0.001"}, "max_error"},
 	}
 	for _, c := range cases {
 		code, _, errOut := runBin(t, dir, c.args...)
