@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/drape-sim/drape/meshio"
 )
 
 // Resume: a batch job writes a record beside its first output once every
@@ -97,7 +99,7 @@ func RecordPath(sc *Scene) string {
 // otherwise nil and why the job must bake.
 func CheckDone(sc *Scene, stamp Stamp) (*Record, string) {
 	path := RecordPath(sc)
-	data, err := os.ReadFile(path)
+	data, err := meshio.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "not baked yet"
 	}
@@ -198,7 +200,7 @@ func hashPath(p string) (FileHash, error) {
 }
 
 func hashFileInto(h io.Writer, p, name string) (int64, error) {
-	f, err := os.Open(p)
+	f, err := meshio.OpenFile(p)
 	if err != nil {
 		return 0, err
 	}

@@ -35,6 +35,31 @@ func ReadFile(path string) ([]byte, error) {
 	return readRegular(f, path)
 }
 
+// OpenFile opens the regular file at path for reading (see ErrNotRegular);
+// the reader ends at the size the file had when it was opened.
+func OpenFile(path string) (io.ReadCloser, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%s): drape reads only regular files", ErrNotRegular, fileKind(fi.Mode()))}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return limitedFile{io.LimitReader(f, fi.Size()), f}, nil
+}
+
+type limitedFile struct {
+	io.Reader
+	f *os.File
+}
+
+func (l limitedFile) Close() error { return l.f.Close() }
+
 // readRegular reads f, named name, when it is a regular file: at most its
 // size at open.
 func readRegular(f *os.File, name string) ([]byte, error) {
