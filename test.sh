@@ -8,8 +8,11 @@
 # for the add-on's Extension tests; tools/bpy_venv.sh), and NVIDIA Newton
 # with warp-lang at the pins of bench/newton-requirements.txt (PyPI, into
 # tools/venv-newton, for the benchmark's Newton test; python3-venv from
-# Debian creates the virtual environments), and Pixar's usd-core (PyPI, into
-# tools/venv-usd, to check the USD outputs). Idempotent.
+# Debian creates the virtual environments), Pixar's usd-core (PyPI, into
+# tools/venv-usd, to check the USD outputs), and for the render-farm tests
+# Slurm and munge (Debian's slurm-wlm and munge: a one-node cluster the test
+# starts on localhost) and openjd-cli (PyPI, into tools/venv-openjd).
+# Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -18,6 +21,9 @@ command -v blender >/dev/null 2>&1 || need_apt+=(blender)
 [ -d /usr/lib/python3/dist-packages/numpy ] || need_apt+=(python3-numpy)
 command -v xvfb-run >/dev/null 2>&1 || need_apt+=(xvfb xauth)
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need_apt+=(python3-venv)
+# a one-node Slurm cluster for the farm test (cmd/drape TestSlurmArray starts and stops it)
+{ command -v slurmctld && command -v slurmd && command -v sbatch; } >/dev/null 2>&1 || need_apt+=(slurm-wlm)
+command -v munged >/dev/null 2>&1 || need_apt+=(munge)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "test.sh: installing ${need_apt[*]} from Debian" >&2
   sudo=""
@@ -42,6 +48,15 @@ if ! cmp -s bench/newton-requirements.txt tools/venv-newton/.drape-pins 2>/dev/n
   [ -x tools/venv-newton/bin/python ] || python3 -m venv tools/venv-newton
   tools/venv-newton/bin/pip install --disable-pip-version-check --progress-bar on -r bench/newton-requirements.txt >&2
   cp bench/newton-requirements.txt tools/venv-newton/.drape-pins
+fi
+
+# the Open Job Description CLI of the farm test (cmd/drape TestOpenJDTemplate),
+# at the pins of tools/openjd-requirements.txt (pip freeze of openjd-cli 0.8.0)
+if ! cmp -s tools/openjd-requirements.txt tools/venv-openjd/.drape-pins 2>/dev/null; then
+  echo "test.sh: installing openjd-cli and its dependencies ($(tr '\n' ' ' <tools/openjd-requirements.txt)) into tools/venv-openjd" >&2
+  [ -x tools/venv-openjd/bin/python ] || python3 -m venv tools/venv-openjd
+  tools/venv-openjd/bin/pip install --disable-pip-version-check --progress-bar on -r tools/openjd-requirements.txt >&2
+  cp tools/openjd-requirements.txt tools/venv-openjd/.drape-pins
 fi
 
 usd_core=26.11 # keep in step with internal/testtool/usd.go

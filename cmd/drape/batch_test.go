@@ -103,7 +103,7 @@ func writeScenes(t *testing.T, dir string, n int) {
 			sub, up = "scenes/more", "../../"
 		}
 		os.MkdirAll(filepath.Join(dir, sub), 0o755)
-		body := fmt.Sprintf(`{"input": "%sgrid%d.obj", "frames": %d, "output": ["s%d.pc2", "s%d.glb"], "pins": [{"top": true}]}`,
+		body := fmt.Sprintf(`{"input": "%sgrid%d.obj", "frames": %d, "output": ["s%d.pc2", "s%d.glb"], "pins": [{"box": [-1, 0.9, -0.6, 1, 1.1, -0.49]}]}`,
 			up, []int{6, 8, 10}[k%3], 4+k, k, k)
 		os.WriteFile(filepath.Join(dir, sub, fmt.Sprintf("s%d.json", k)), []byte(body), 0o644)
 	}
@@ -230,7 +230,7 @@ func TestBatchKilledResumes(t *testing.T) {
 	ref := t.TempDir()
 	writeGrid(t, filepath.Join(ref, "cloth.obj"), 16, 1, 1)
 	for k := 0; k < 5; k++ {
-		body := fmt.Sprintf(`{"input": "cloth.obj", "frames": %d, "output": ["j%d.glb", "j%d.pc2"], "pins": [{"top": true}]}`, 150+k, k, k)
+		body := fmt.Sprintf(`{"input": "cloth.obj", "frames": %d, "output": ["j%d.glb", "j%d.pc2"], "pins": [{"box": [-1, 0.9, -0.6, 1, 1.1, -0.49]}]}`, 150+k, k, k)
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("j%d.json", k)), []byte(body), 0o644)
 		os.WriteFile(filepath.Join(ref, fmt.Sprintf("j%d.json", k)), []byte(body), 0o644)
 	}

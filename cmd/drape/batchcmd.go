@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -89,6 +91,9 @@ func bakeBatch(c *cli.Context, jobs []bake.BatchJob, shard, shards int, mode str
 			}
 			var res bake.JobResult
 			switch {
+			case err != nil && bake.ExitCode(err) == bake.ExitCancelled:
+				err = errors.New("cancelled (SIGINT or SIGTERM) before it finished; nothing of it written")
+				res = bake.JobResult{Input: in, Status: bake.StatusFailed, Code: bake.ExitCancelled, Error: err.Error()}
 			case err != nil:
 				res = bake.JobResult{Input: in, Status: bake.StatusFailed, Code: bake.ExitCode(err), Error: err.Error()}
 			case done != nil:
@@ -189,6 +194,9 @@ func writeJSONFile(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return &bake.Error{Code: bake.ExitWrite, Err: fmt.Errorf("write %s: %w", path, err), Fix: "check that the folder can be created and written"}
 	}
 	tmp := path + ".tmp-" + fmt.Sprint(os.Getpid())
 	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
