@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/drape-sim/drape/internal/vec"
 	"github.com/drape-sim/drape/meshio"
@@ -56,15 +57,46 @@ func (j *Job) usdCloth(rec *Recording) (meshio.USDMesh, error) {
 			cm.Normals = append(cm.Normals, n)
 		}
 	}
-	// UVs: every render vertex's, indexed by the render vertex at each
-	// corner of each welded triangle
 	prims := j.Mesh.Primitives
 	triStart := make([]int, len(prims)+1)
 	for i, p := range prims {
+		triStart[i+1] = triStart[i] + len(p.Indices)/3
+	}
+	primOf := func(g int) int {
+		pi := 0
+		for g >= triStart[pi+1] {
+			pi++
+		}
+		return pi
+	}
+	// material subsets, when the primitives use more than one material
+	var mats []int
+	for _, p := range prims {
+		if !slices.Contains(mats, p.Material) {
+			mats = append(mats, p.Material)
+		}
+	}
+	if len(mats) > 1 {
+		slices.Sort(mats)
+		faces := make([][]int32, len(mats))
+		for i := range w.Triangles {
+			mi := slices.Index(mats, prims[primOf(int(w.TriangleSource[i]))].Material)
+			faces[mi] = append(faces[mi], int32(i))
+		}
+		for mi, m := range mats {
+			name := "no_material"
+			if m >= 0 {
+				name = fmt.Sprintf("material_%d", m)
+			}
+			cm.Subsets = append(cm.Subsets, meshio.USDSubset{Name: name, Faces: faces[mi]})
+		}
+	}
+	// UVs: every render vertex's, indexed by the render vertex at each
+	// corner of each welded triangle
+	for _, p := range prims {
 		if len(p.UVs) != len(p.Positions) {
 			return cm, nil // a primitive without UVs: none at all
 		}
-		triStart[i+1] = triStart[i] + len(p.Indices)/3
 	}
 	flip := j.Mesh.Format == meshio.FormatGLTF || j.Mesh.Format == meshio.FormatGLB
 	for _, p := range prims {
@@ -78,10 +110,7 @@ func (j *Job) usdCloth(rec *Recording) (meshio.USDMesh, error) {
 	cm.UVIndices = make([]int32, 0, 3*len(w.Triangles))
 	for i, tri := range w.Triangles {
 		g := int(w.TriangleSource[i])
-		pi := 0
-		for g >= triStart[pi+1] {
-			pi++
-		}
+		pi := primOf(g)
 		p := prims[pi]
 		base := int(w.PrimitiveStart[pi])
 		var corners [3]int32

@@ -92,6 +92,17 @@ func TestUSDPointCache(t *testing.T) {
 				name, ok, cloth.FaceCounts, cloth.FaceIndices, cloth.Points, cloth.Normals, cloth.ST, cloth.STInterpolation, cloth.PointSamples, cloth.NormalSamples,
 				len(j.Welded.Triangles), nv, len(j.Welded.RenderToSim), frames)
 		}
+		faces := 0
+		for _, sub := range cloth.Subsets {
+			faces += sub.Faces
+			if sub.Family != "materialBind" {
+				t.Errorf("%s: subset %s in family %q, want materialBind", name, sub.Name, sub.Family)
+			}
+		}
+		if len(cloth.Subsets) != 2 || faces != cloth.FaceCounts || cloth.MaterialBindFamily != "nonOverlapping" {
+			t.Errorf("%s: %d subsets (%s) holding %d of %d faces, want 2 materials holding all of them, non-overlapping",
+				name, len(cloth.Subsets), cloth.MaterialBindFamily, faces, cloth.FaceCounts)
+		}
 		for i, c := range codes {
 			got := cloth.Frames[i].World
 			worst := 0.0
@@ -163,7 +174,8 @@ func keysOf(m map[string]testtool.USDMesh) []string {
 
 // writeUVGridOBJ writes a 1 m n x n vertex grid at height 1 with UVs, cut
 // along its middle column in UV space (a seam: those vertices have two UVs
-// each), so the welded cloth has fewer vertices than UV corners.
+// each), so the welded cloth has fewer vertices than UV corners, and two
+// materials (rows before and after the middle).
 func writeUVGridOBJ(t *testing.T, dir string, n int) string {
 	t.Helper()
 	var b strings.Builder
@@ -184,6 +196,12 @@ func writeUVGridOBJ(t *testing.T, dir string, n int) string {
 		fmt.Fprintf(&b, "vt %g %g\n", float64(half)/float64(n-1)+0.01, float64(i)/float64(n-1))
 	}
 	for i := 0; i < n-1; i++ {
+		// the first rows are one material, the rest another
+		if i == 0 {
+			b.WriteString("usemtl front\n")
+		} else if i == n/2 {
+			b.WriteString("usemtl back\n")
+		}
 		for k := 0; k < n-1; k++ {
 			v := func(r, c int) string {
 				id := r*n + c + 1

@@ -54,6 +54,15 @@ type USDMesh struct {
 	Transforms []vec.Mat4
 	// DoubleSided marks a surface seen from both sides (cloth).
 	DoubleSided bool
+	// Subsets split the triangles by material: each is a GeomSubset of the
+	// materialBind family (non-overlapping), for binding materials.
+	Subsets []USDSubset
+}
+
+// USDSubset is a named set of a mesh's triangles.
+type USDSubset struct {
+	Name  string
+	Faces []int32
 }
 
 // usdIdentifier makes s a valid USD prim name: letters, digits and
@@ -128,6 +137,15 @@ func (s *USDStage) check() error {
 		for _, ix := range m.UVIndices {
 			if ix < 0 || int(ix) >= len(m.UVs) {
 				return fmt.Errorf("mesh %s: UV index %d outside its %d UVs", m.Name, ix, len(m.UVs))
+			}
+		}
+		seen := make([]bool, len(m.Triangles))
+		for _, sub := range m.Subsets {
+			for _, f := range sub.Faces {
+				if f < 0 || int(f) >= len(m.Triangles) || seen[f] {
+					return fmt.Errorf("mesh %s: subset %s: face %d is outside the %d triangles or in another subset", m.Name, sub.Name, f, len(m.Triangles))
+				}
+				seen[f] = true
 			}
 		}
 		if m.Transforms != nil && len(m.Transforms) != len(s.TimeCodes) {
@@ -362,10 +380,21 @@ func (u *usdText) mesh(s *USDStage, m *USDMesh, in string) {
 		u.ints(m.UVIndices)
 		u.s("\n")
 	}
+	if len(m.Subsets) > 0 {
+		u.s(body, "uniform token subsetFamily:materialBind:familyType = \"nonOverlapping\"\n")
+	}
 	u.s(body, "uniform token subdivisionScheme = \"none\"\n")
 	if m.Transforms != nil {
 		u.timeSamples(body, "matrix4d xformOp:transform", s.TimeCodes, func(k int) { u.matrix(m.Transforms[k]) })
 		u.s(body, "uniform token[] xformOpOrder = [\"xformOp:transform\"]\n")
+	}
+	for _, sub := range m.Subsets {
+		u.s("\n", body, "def GeomSubset \"", usdIdentifier(sub.Name), "\"\n", body, "{\n")
+		u.s(body, "    uniform token elementType = \"face\"\n")
+		u.s(body, "    uniform token familyName = \"materialBind\"\n")
+		u.s(body, "    int[] indices = ")
+		u.ints(sub.Faces)
+		u.s("\n", body, "}\n")
 	}
 	u.s(in, "}\n")
 }

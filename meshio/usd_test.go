@@ -38,6 +38,9 @@ func TestWriteUSDAErrors(t *testing.T) {
 		{"second prim", func(s *USDStage) { s.Meshes = append(s.Meshes, s.Meshes[0]) }},
 		{"UV indices", func(s *USDStage) { s.Meshes[0].UVs, s.Meshes[0].UVIndices = [][2]float32{{0, 0}}, []int32{0} }},
 		{"transforms", func(s *USDStage) { s.Meshes[0].Transforms = []vec.Mat4{vec.Identity()} }},
+		{"in another subset", func(s *USDStage) {
+			s.Meshes[0].Subsets = []USDSubset{{Name: "a", Faces: []int32{0}}, {Name: "b", Faces: []int32{0}}}
+		}},
 	} {
 		for _, write := range []func(io.Writer, *USDStage) error{WriteUSDA, WriteUSDC} {
 			s := good()

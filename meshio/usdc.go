@@ -589,9 +589,29 @@ func (c *crateWriter) mesh(s *USDStage, parent *cratePath, m *USDMesh) {
 		add("xformOpOrder")
 		c.attr(p, "xformOpOrder", "token[]", true, c.field("default", c.tokenArray([]string{"xformOp:transform"})))
 	}
+	if len(m.Subsets) > 0 {
+		add("subsetFamily:materialBind:familyType")
+		c.attr(p, "subsetFamily:materialBind:familyType", "token", true, c.field("default", c.tokenRep("nonOverlapping")))
+	}
+	var kids []string
+	for _, sub := range m.Subsets {
+		name := usdIdentifier(sub.Name)
+		kids = append(kids, name)
+		sp := c.child(p, name, false)
+		c.spec(sp, specPrim,
+			c.field("specifier", rep(crateSpecifier, repInlined, 0)),
+			c.field("typeName", c.tokenRep("GeomSubset")),
+			c.field("properties", c.tokenVectorRep([]string{"elementType", "familyName", "indices"})))
+		c.attr(sp, "elementType", "token", true, c.field("default", c.tokenRep("face")))
+		c.attr(sp, "familyName", "token", true, c.field("default", c.tokenRep("materialBind")))
+		c.attr(sp, "indices", "int[]", false, c.field("default", c.intArray(sub.Faces)))
+	}
 	c.specs[specAt].fields = []crateField{
 		c.field("specifier", rep(crateSpecifier, repInlined, 0)),
 		c.field("typeName", c.tokenRep("Mesh")),
 		c.field("properties", c.tokenVectorRep(props)),
+	}
+	if len(kids) > 0 {
+		c.specs[specAt].fields = append(c.specs[specAt].fields, c.field("primChildren", c.tokenVectorRep(kids)))
 	}
 }

@@ -47,6 +47,14 @@ type USDMesh struct {
 	PointSamples     int    `json:"pointSamples"`
 	NormalSamples    int    `json:"normalSamples"`
 	TransformSamples int    `json:"transformSamples"`
+	// MaterialBindFamily is the family type of the materialBind subsets.
+	MaterialBindFamily string `json:"materialBindFamily"`
+	// Subsets are the mesh's GeomSubsets.
+	Subsets []struct {
+		Name   string `json:"name"`
+		Family string `json:"family"`
+		Faces  int    `json:"faces"`
+	} `json:"subsets"`
 	// Frames hold the points at each requested time code, in the mesh's
 	// space and in world space, flat [x0, y0, z0, x1, ...].
 	Frames []struct {

@@ -5,7 +5,8 @@ implementation (usd-core, in tools/venv-usd) and print one JSON object:
    "startTimeCode", "endTimeCode", "metersPerUnit", "upAxis", "defaultPrim"},
    "meshes": [{"path", "faceCounts", "faceIndices", "points", "normals",
                "st", "stInterpolation", "pointSamples", "normalSamples",
-               "transformSamples", "frames": [{"time", "points": [x, y, z, ...],
+               "transformSamples", "materialBindFamily", "subsets": [{"name", "family",
+               "faces"}], "frames": [{"time", "points": [x, y, z, ...],
                "world": [...]}]}],
    "checker": {"errors": [...], "warnings": [...], "failedChecks": [...]}}
 
@@ -64,6 +65,10 @@ def main():
             "pointSamples": m.GetPointsAttr().GetNumTimeSamples(),
             "normalSamples": m.GetNormalsAttr().GetNumTimeSamples(),
             "transformSamples": ops[0].GetAttr().GetNumTimeSamples() if ops else 0,
+            "materialBindFamily": str(UsdGeom.Subset.GetFamilyType(m, "materialBind")),
+            "subsets": [{"name": s.GetPrim().GetName(), "family": s.GetFamilyNameAttr().Get(),
+                         "faces": len(s.GetIndicesAttr().Get() or [])}
+                        for s in UsdGeom.Subset.GetAllGeomSubsets(m)],
             "frames": [],
         }
         for t in codes:
