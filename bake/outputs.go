@@ -195,6 +195,24 @@ func (j *Job) checkOutputs() error {
 	return nil
 }
 
+// CheckExtraOutput refuses a file the command line writes besides the
+// scene's outputs (the report) when it is one of the scene's inputs or a
+// folder, before the bake starts.
+func (sc *Scene) CheckExtraOutput(p string) error {
+	rp := realPath(p)
+	for _, in := range sc.inputPaths() {
+		a, e1 := os.Stat(rp)
+		b, e2 := os.Stat(in)
+		if realPath(in) == rp || e1 == nil && e2 == nil && os.SameFile(a, b) {
+			return badInput(fmt.Errorf("%s is the input %s: the bake would destroy it", p, in), "write it elsewhere")
+		}
+	}
+	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+		return writeFailure(p, fmt.Errorf("%s: a folder is in the way", p))
+	}
+	return nil
+}
+
 // suggestOutput names an output beside input that is not input.
 func suggestOutput(input string) string {
 	return strings.TrimSuffix(input, filepath.Ext(input)) + "_baked.glb"

@@ -373,6 +373,11 @@ func bakeOne(c *cli.Context, input, mode string, stdout, stderr io.Writer) error
 			}
 		},
 	}
+	if p := c.String("report"); p != "" {
+		if err := sc.CheckExtraOutput(p); err != nil {
+			return err
+		}
+	}
 	rep, err := bake.Run(c.Context, sc, opt)
 	if mode == "bar" {
 		bar.finish()

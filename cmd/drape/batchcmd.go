@@ -63,6 +63,9 @@ func bakeBatch(c *cli.Context, jobs []bake.BatchJob, shard, shards int, mode str
 			err := sceneErr[i]
 			var rep *bake.Report
 			var done *bake.Record
+			if err == nil && c.String("report") != "" {
+				err = sc.CheckExtraOutput(batchReportPath(c.String("report"), i, in))
+			}
 			if err == nil {
 				if n > 1 && sc.Threads == 0 {
 					sc.Threads = 1 // jobs run side by side; identical result either way

@@ -172,3 +172,18 @@ func TestDevicesAndFIFOsRefused(t *testing.T) {
 		})
 	}
 }
+
+// --report naming the input is refused before the bake (exit 3); the
+// input survives.
+func TestReportNeverTheInput(t *testing.T) {
+	dir := t.TempDir()
+	writeGrid(t, filepath.Join(dir, "cloth.obj"), 6, 1, 1)
+	before, _ := os.ReadFile(filepath.Join(dir, "cloth.obj"))
+	code, _, errOut := runBin(t, dir, "bake", "cloth.obj", "--frames", "2", "-o", "out.glb", "--report", "cloth.obj")
+	if code != 3 || !strings.Contains(errOut, "is the input") {
+		t.Errorf("--report cloth.obj: exit %d %q, want 3", code, errOut)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "cloth.obj")); !bytes.Equal(before, after) {
+		t.Errorf("the input changed")
+	}
+}
