@@ -89,8 +89,12 @@ func bakeBatch(c *cli.Context, jobs []bake.BatchJob, shard, shards int, mode str
 					},
 				}})
 			}
-			if err == nil && rep != nil && c.String("report") != "" {
-				err = rep.WriteFile(batchReportPath(c.String("report"), i, in))
+			if err == nil && c.String("report") != "" {
+				r := rep
+				if done != nil {
+					r = done.Report // a skipped job's report is its record's
+				}
+				err = r.WriteFile(batchReportPath(c.String("report"), i, in))
 			}
 			var res bake.JobResult
 			switch {
@@ -136,10 +140,15 @@ func bakeBatch(c *cli.Context, jobs []bake.BatchJob, shard, shards int, mode str
 	writeBatchTable(stderr, sum)
 	var werr error
 	if p := c.String("summary"); p != "" {
-		werr = writeJSONFile(p, sum)
+		if werr = writeJSONFile(p, sum); werr != nil {
+			sum.OK, sum.ExitCode = false, bake.ExitCode(werr)
+		}
 	}
 	if c.Bool("json") || mode == "json" {
 		enc.Encode(sum)
+		if werr != nil {
+			return jsonReported{werr} // the summary object ends stdout; the message goes to stderr
+		}
 	}
 	if werr != nil {
 		return werr
