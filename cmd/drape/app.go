@@ -114,11 +114,13 @@ func flagErrorMessage(app *cli.App, args []string, err error) string {
 	const undefined = "flag provided but not defined: "
 	if i := strings.Index(s, undefined); i >= 0 {
 		name := strings.TrimLeft(s[i+len(undefined):], "-")
-		var names []string
+		flags := app.Flags
 		if cmd != nil {
-			for _, f := range cmd.Flags {
-				names = append(names, f.Names()...)
-			}
+			flags = cmd.Flags
+		}
+		var names []string
+		for _, f := range flags {
+			names = append(names, f.Names()...)
 		}
 		msg := "unknown flag " + dashed(name)
 		if best := closest(name, names); best != "" && best != name {

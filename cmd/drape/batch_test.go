@@ -23,6 +23,7 @@ func TestMistypedFlag(t *testing.T) {
 		{[]string{"bake", "x.obj", "--frames", "ten"}, []string{`invalid value "ten" for flag --frames`, "drape bake --help"}},
 		{[]string{"report", "merge", "s.json", "--markdwn", "m.md"}, []string{"unknown flag --markdwn", "did you mean --markdown?", "drape report merge --help"}},
 		{[]string{"bake", "x.obj", "--zzzzzz"}, []string{"unknown flag --zzzzzz (drape bake --help for more)"}},
+		{[]string{"--verison"}, []string{"unknown flag --verison; did you mean --version? (drape --help for more)"}},
 	} {
 		code, out, errOut := runIn(t, c.args...)
 		if code != 2 {
