@@ -91,7 +91,35 @@ func TestCheckIntersectionsDuplicatesAndCrowds(t *testing.T) {
 		return [3]vec.Vec3{vec.V(d, 0, 0), vec.V(1+d, 0, 0), vec.V(d, 1e-3*float64(i%7), 1)}[k]
 	})
 	c = CheckIntersections(pos, tris)
-	if c.Complete || c.Crowded < 2 || len(c.Pairs) == 0 || len(c.Pairs) > n {
+	if c.Complete || c.Crowded < 2 || len(c.Pairs) == 0 || len(c.Pairs) > 2*n+1000 {
 		t.Errorf("%d crossing copies: complete %v, crowded %d, %d pairs; want incomplete, crowded, some pairs", n, c.Complete, c.Crowded, len(c.Pairs))
+	}
+}
+
+// A sheet folded into layers (the densest cloth a heap makes: layers 2 mm
+// apart, 8 to a grid cell) is checked completely, far within the budget.
+func TestCheckIntersectionsLayeredClothComplete(t *testing.T) {
+	const n, layers = 48, 12
+	var pos []vec.Vec3
+	var tris [][3]int32
+	for l := range layers {
+		base := int32(len(pos))
+		for i := range n {
+			for j := range n {
+				pos = append(pos, vec.V(float64(j)/(n-1)+0.003*float64(l), 0.002*float64(l), float64(i)/(n-1)))
+			}
+		}
+		for i := 0; i+1 < n; i++ {
+			for j := 0; j+1 < n; j++ {
+				a := base + int32(i*n+j)
+				tris = append(tris, [3]int32{a, a + n, a + n + 1}, [3]int32{a, a + n + 1, a + 1})
+			}
+		}
+	}
+	c := CheckIntersections(pos, tris)
+	perTri := c.work / len(tris)
+	t.Logf("%d layers of %d triangles: %d box tests per triangle (budget %d)", layers, len(tris)/layers, perTri, costPerTri)
+	if !c.Complete || len(c.Pairs) != 0 || perTri > costPerTri/4 {
+		t.Errorf("layered cloth: complete %v, %d pairs, %d units per triangle; want complete, 0, within a quarter of the budget", c.Complete, len(c.Pairs), perTri)
 	}
 }
