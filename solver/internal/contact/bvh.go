@@ -39,18 +39,6 @@ import (
 // runs of memory), then by distance. A vertex no triangle uses takes no
 // part in self-collision.
 
-// cullMaxAngle is the widest normal cone [rad] whose patch is culled. A
-// height field cannot pass through itself at any angle below 90 degrees;
-// the angle bounds how close it brings its own features: a triangle
-// tilted by at most θ shortens distances across it by at most cos θ, so
-// two features of a culled patch stay at least about cos θ times their
-// distance within the cloth apart, and pairs closer than the thickness
-// at rest keep their rest distance. At 55 degrees that is 0.57, above the
-// 0.5 x thickness the tests demand. 45 degrees (0.71) searched more: on
-// the 64 x 64 sphere drape 2 % more instructions, on the 64 x 64 heap 7 %,
-// for bit-identical results on both.
-const cullMaxAngle = 55 * math.Pi / 180
-
 // bvhNode is one node of the triangle hierarchy. Children have larger
 // indices than their parent.
 type bvhNode struct {
@@ -91,12 +79,16 @@ type triTree struct {
 	// (turned reads them in triangle order)
 	cone []leafCone
 
-	runSubtrees func(lo, hi int)
-	runRings    func(lo, hi int)
-	runRelies   func(lo, hi int)
-	x           []vec.Vec3 // refit's positions, for runRings
-	subtrees    []int32    // roots of the subtrees refitted in parallel
-	top         []int32    // the nodes above them, children first
+	// refit's parallel passes: the pass the pool runs (runPhase) and
+	// refit's arguments
+	phase    treePhase
+	fnPhase  func(lo, hi int)
+	tris     [][3]int32
+	x, now   []vec.Vec3
+	skin     []float64
+	pad      float64
+	subtrees []int32 // roots of the subtrees refitted in parallel
+	top      []int32 // the nodes above them, children first
 
 	tasks, spare []treeTask
 	slots        []pairSlot
@@ -137,17 +129,6 @@ type leafCone struct {
 // treeTask is one independent part of the traversal: the pairs within
 // node a (b < 0) or between nodes a and b.
 type treeTask struct{ a, b int32 }
-
-// cullMinArea is the smallest area, relative to the rest area, of a
-// triangle in a culled patch: cloth compressed in its plane brings
-// neighbours within the thickness without folding, and its patches are
-// searched like folded ones.
-const cullMinArea = 0.5
-
-// turnMaxAngle is how far [rad] a triangle's normal may turn after a
-// rebuild before the culls it relies on are dropped: the leaf cones are
-// that wide (see turned and uncull).
-const turnMaxAngle = 10 * math.Pi / 180
 
 var (
 	cosCull          = math.Cos(cullMaxAngle)
@@ -206,16 +187,8 @@ func newTriTree(rest []vec.Vec3, m *Mesh) *triTree {
 	tt.vertTris = vt
 	tt.fan = closedFans(m, nv, vt)
 	tt.ringFlat = make([]bool, nv)
-	tt.runRings = func(lo, hi int) {
-		for v := lo; v < hi; v++ {
-			tt.ringFlat[v] = tt.fan[v] && !tt.oneFlatNode(vt[v]) && tt.flatFan(int32(v), tt.x, tris)
-		}
-	}
-	tt.runRelies = func(lo, hi int) {
-		for t := lo; t < hi; t++ {
-			tt.relies(tris, int32(t))
-		}
-	}
+	tt.tris = tris
+	tt.fnPhase = tt.runPhase
 	tt.nd = make([]nodeState, len(tt.nodes))
 	tt.cone = make([]leafCone, len(tris))
 	tt.box = make([]aabb, len(tt.nodes))
@@ -229,11 +202,11 @@ func newTriTree(rest []vec.Vec3, m *Mesh) *triTree {
 			tt.parent[n.left], tt.parent[n.right] = int32(id), int32(id)
 		}
 	}
-	// subtrees of fewer than 512 triangles refit in parallel
+	// subtrees of fewer than refitSubtree triangles refit in parallel
 	var walk func(id int32)
 	walk = func(id int32) {
 		n := tt.nodes[id]
-		if n.left < 0 || n.size < 512 {
+		if n.left < 0 || n.size < refitSubtree {
 			tt.subtrees = append(tt.subtrees, id)
 			return
 		}
@@ -244,14 +217,46 @@ func newTriTree(rest []vec.Vec3, m *Mesh) *triTree {
 	if len(tt.nodes) > 0 {
 		walk(0)
 	}
-	tt.runSubtrees = func(lo, hi int) {
+	return tt
+}
+
+// treePhase names a parallel pass of refit.
+type treePhase uint8
+
+const (
+	refitLeaves treePhase = iota
+	refitSubtrees
+	refitRings
+	refitRelies
+)
+
+// run runs pass ph over count items on p.
+func (tt *triTree) run(p *pool.Pool, ph treePhase, count, work int) {
+	tt.phase = ph
+	p.RunWork(count, work, pool.MinChunk, tt.fnPhase)
+}
+
+// runPhase runs items [lo, hi) of the current pass: leaves (triangles),
+// subtrees, vertices' fans, or triangles' reliance on a cull.
+func (tt *triTree) runPhase(lo, hi int) {
+	switch tt.phase {
+	case refitLeaves:
+		tt.refitLeaves(lo, hi)
+	case refitSubtrees:
 		for _, root := range tt.subtrees[lo:hi] {
 			for id := tt.last(root); id >= root; id-- {
 				tt.merge(id)
 			}
 		}
+	case refitRings:
+		for v := lo; v < hi; v++ {
+			tt.ringFlat[v] = tt.fan[v] && !tt.oneFlatNode(tt.vertTris[v]) && tt.flatFan(int32(v), tt.x, tt.tris)
+		}
+	case refitRelies:
+		for t := lo; t < hi; t++ {
+			tt.relies(tt.tris, int32(t))
+		}
 	}
-	return tt
 }
 
 // ownedBy groups ids 0..len(owner)-1 by their owner in 0..n-1 (-1: none)
@@ -341,42 +346,13 @@ func connectedSet(set []int32, tag int32, tris [][3]int32, vt [][]int32, mark []
 // the largest skin of its vertices (pad the vertex triangle contact
 // distance /2), and the cones of the normals at x and at now (the
 // substep's start and current positions) widened by turnMaxAngle.
-func (tt *triTree) refit(x, now []vec.Vec3, tris [][3]int32, skin []float64, pad float64, p *pool.Pool) {
-	p.Run(len(tris), func(lo, hi int) {
-		for t := lo; t < hi; t++ {
-			tri := tris[t]
-			a, b, c := x[tri[0]], x[tri[1]], x[tri[2]]
-			ns := &tt.nd[tt.leaf[t]]
-			tt.box[tt.leaf[t]] = leafBox(x, tri, skin, pad)
-			tt.featureBoxes(int32(t), x, skin, pad)
-			n := b.Sub(a).Cross(c.Sub(a))
-			ns.area = n
-			// the cone holds the normals at x and now, and turnMaxAngle
-			// more
-			a1 := now[tri[0]]
-			n1 := now[tri[1]].Sub(a1).Cross(now[tri[2]].Sub(a1))
-			l, l1 := n.Len(), n1.Len()
-			ns.cc, ns.cs = -1, 0
-			if ra := cullMinArea * tt.restArea[t]; l < ra || l1 < ra || l < 1e-300 || l1 < 1e-300 {
-				tt.finish(tt.leaf[t])
-				continue
-			}
-			u := n.Scale(1 / l).Add(n1.Scale(1 / l1))
-			lu := u.Len()
-			if cp := lu / 2; cp > cosCull {
-				// cp is the cosine of the angle between each normal and
-				// their bisector
-				sp := math.Sqrt(max(0, 1-cp*cp))
-				ns.axis = u.Scale(1 / lu)
-				ns.cc, ns.cs = cp*cosTurn-sp*sinTurn, sp*cosTurn+cp*sinTurn
-			}
-			tt.finish(tt.leaf[t])
-		}
-	})
+func (tt *triTree) refit(x, now []vec.Vec3, skin []float64, pad float64, p *pool.Pool) {
+	tt.x, tt.now, tt.skin, tt.pad = x, now, skin, pad
+	tt.run(p, refitLeaves, len(tt.tris), len(tt.tris))
 	// the subtrees (contiguous node ranges, children after parents) in
 	// parallel, then the nodes above them
 	n := len(tt.subtrees)
-	p.RunWork(n, n*pool.MinChunk, pool.MinChunk, tt.runSubtrees)
+	tt.run(p, refitSubtrees, n, n*pool.MinChunk)
 	for _, id := range tt.top {
 		tt.merge(id)
 	}
@@ -393,10 +369,43 @@ func (tt *triTree) refit(x, now []vec.Vec3, tris [][3]int32, skin []float64, pad
 		}
 	}
 	// the fans, from the leaf cones; then which triangles a cull relies on
-	tt.x = x
-	p.Run(len(tt.ringFlat), tt.runRings)
-	tt.x = nil
-	p.Run(len(tris), tt.runRelies)
+	tt.run(p, refitRings, len(tt.ringFlat), len(tt.ringFlat))
+	tt.run(p, refitRelies, len(tt.tris), len(tt.tris))
+	tt.x, tt.now, tt.skin = nil, nil, nil
+}
+
+// refitLeaves refits the leaves of triangles [lo, hi) (see refit).
+func (tt *triTree) refitLeaves(lo, hi int) {
+	x, now, skin, pad := tt.x, tt.now, tt.skin, tt.pad
+	for t := lo; t < hi; t++ {
+		tri := tt.tris[t]
+		a, b, c := x[tri[0]], x[tri[1]], x[tri[2]]
+		ns := &tt.nd[tt.leaf[t]]
+		tt.box[tt.leaf[t]] = leafBox(x, tri, skin, pad)
+		tt.featureBoxes(int32(t), x, skin, pad)
+		n := b.Sub(a).Cross(c.Sub(a))
+		ns.area = n
+		// the cone holds the normals at x and now, and turnMaxAngle
+		// more
+		a1 := now[tri[0]]
+		n1 := now[tri[1]].Sub(a1).Cross(now[tri[2]].Sub(a1))
+		l, l1 := n.Len(), n1.Len()
+		ns.cc, ns.cs = -1, 0
+		if ra := cullMinArea * tt.restArea[t]; l < ra || l1 < ra || l < 1e-300 || l1 < 1e-300 {
+			tt.finish(tt.leaf[t])
+			continue
+		}
+		u := n.Scale(1 / l).Add(n1.Scale(1 / l1))
+		lu := u.Len()
+		if cp := lu / 2; cp > cosCull {
+			// cp is the cosine of the angle between each normal and
+			// their bisector
+			sp := math.Sqrt(max(0, 1-cp*cp))
+			ns.axis = u.Scale(1 / lu)
+			ns.cc, ns.cs = cp*cosTurn-sp*sinTurn, sp*cosTurn+cp*sinTurn
+		}
+		tt.finish(tt.leaf[t])
+	}
 }
 
 // closedFans reports, per vertex, whether its triangles vt[v] form one

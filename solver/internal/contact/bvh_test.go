@@ -18,7 +18,7 @@ func treePairs(t *testing.T, rest, pos []vec.Vec3, tris [][3]int32, pad float64)
 	tt := newTriTree(rest, &m)
 	p := pool.New(1)
 	defer p.Close()
-	tt.refit(pos, pos, tris, make([]float64, len(pos)), pad, p)
+	tt.refit(pos, pos, make([]float64, len(pos)), pad, p)
 	seen := map[[2]int32]bool{}
 	tt.self(0, func(a, b int32) { seen[[2]int32{min(a, b), max(a, b)}] = true })
 	return tt, seen

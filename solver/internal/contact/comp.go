@@ -25,11 +25,6 @@ import (
 // contact are many (a heap, whose sweeps run slab by slab in parallel, see
 // classify).
 
-// splitMax is the most listed pairs split into components: a heap's
-// list (hundreds of thousands of pairs) is one component, and its near
-// pairs run slab by slab instead.
-const splitMax = 4 * 4096
-
 // components is the split of the listed pairs into components.
 type components struct {
 	ok     bool // the substep's rounds run on groups (split's result)

@@ -9,98 +9,63 @@ import (
 	"github.com/drape-sim/drape/internal/vec"
 )
 
-// Self-collision keeps every vertex at least Params.Thickness away from
-// every triangle it does not belong to, and every edge that far from every
-// edge it shares no vertex with (Bridson, Fedkiw, Anderson 2002; Müller et
-// al. 2007 §4.4; seed 004), on the side it came from.
-//
-// Candidate pairs are a neighbour list with a skin per vertex. Each vertex
-// v has a reference position r_v, relative to the mean position of the free
-// vertices, and an allowance s_v: how far it may move from r_v, relative to
-// the mean, before its pairs must be searched again. A pair is listed when
-// it is closer than h + margin + s_v + s_t at the references (s_t the
-// largest allowance of the other side's vertices), so while its vertices
-// stay within their allowances the list holds it whenever it can come
-// closer than h + margin; references taken at different substeps compare
-// correctly, as each is relative to the mean of its own substep. They are
-// taken in a substep from the vertex's position at its start (resolved) and
-// its relative displacement d in it (predicted and constrained): the
-// allowance is skinMin·h plus skinFactor·|d|, and the reference is
-// the start position plus skinFactor·d, so the allowance holds the
-// substep's own motion and, at a steady velocity, 2·skinFactor - 1 more
-// substeps of it (where a reference at the start position held one: the
-// 64 x 64 sphere drape took 9 % longer so). A resting heap keeps a list of
-// near neighbours only, and a vertex that falls fast pairs with what lies
-// along its path, without inflating the search for the rest of the cloth
-// (while full rebuilds come every substep, as in a crumpling heap, the
-// factor is skinTight, whose allowance covers the substep and, at a
-// steady velocity, one more; when a quarter of the vertices or more left
-// their allowances, it is skinOwn, which covers the substep's own
-// displacement only). Candidates come from a hierarchy of the
-// triangles with normal cones (bvh.go), which skips the patches and
-// vertex fans that cannot fold onto themselves. When a few vertices leave
-// their allowances, only they take new references, and only the pairs of
-// their triangles are searched again (rebuildPart); when a triangle a cull
-// relies on turns out of its cone, the culls it relied on are dropped
-// (uncull) and the pairs they skipped are searched as well. When many
-// vertices leave, or many culls were dropped since the last full rebuild,
-// every vertex starts over and the whole list is rebuilt, with fresh culls
-// (rebuild). The pairs are listed in the hierarchy's traversal order, which
-// keeps neighbouring pairs together. Displacements relative to the cloth's
-// mean motion are clamped to maxRel·h per substep (Ten Minute Physics'
-// velocity clamp): the side memories below are only trustworthy when no
-// pair moves much more than the thickness in one substep. Pairs already
-// closer than h in the rest mesh keep their rest distance instead.
-//
-// Every substep, one parallel pass over the list refreshes each pair's
-// side memory from the substep's start positions and picks the pairs near
-// contact at the current positions (closer than h + margin, or crossed),
-// passing over the pairs it found surely far from contact, or surely near
-// it, while their vertices stay where they were then (sc.keep); only the
-// near ones are projected, with numSweeps Gauss-Seidel sweeps in pair
-// order, every other one backwards (Gauss-Seidel converges where Jacobi
-// averaging leaves stacked layers interpenetrating; serial while they are
-// few, and in a heap slab by slab in parallel, see classify),
-// numRounds times with the colliders in between (for the vertices
-// the pushes moved); a pair found out of contact by more than its
-// vertices have moved since is skipped (sc.budget). These rounds touch
-// only the vertices of listed pairs, so they run on each component of the
-// list (pairs joined by shared vertices) on its own, the components in
-// parallel (comp.go). Once the vertices a sweep still pushes are
-// few, the sweeps and rounds narrow to their pairs (narrow). The pairs of
-// vertices the rounds pushed far beyond their allowances are searched
-// before the substep ends (rescue). A pair still
-// crossed at the end sends its vertices back to the substep's start
-// (failSafe), and so do two triangles of a near pair that intersect
-// though no pair is flagged crossed, in rounds that did not converge
-// (untangle); the separating speed the pushes give is capped (separate).
-// Every order is fixed, so the result does not depend on the thread
-// count.
+// Contact is the self-contact of one cloth (see the package comment). Its
+// state falls into the parts embedded below: the rest mesh, the neighbour
+// list, the picks, the skipping of pairs out of contact and the narrowing
+// of the rounds. Every order in it is fixed, so the result does not
+// depend on the thread count.
 type Contact struct {
 	h  float64 // thickness [m]
 	mu float64 // friction coefficient
 	o  Options
 
-	// the mesh (see Mesh), and each substep's positions and length
-	rest      []vec.Vec3
-	tris      [][3]int32
-	edgeTris  [][2]int32
-	w         []float64
-	seamStart []int32
-	seamAdj   []int32
-	pool      *pool.Pool
+	restMesh
+	list
+	picks
+	skips
+	narrowing
+
+	// the substep's positions (Update), length and colliders (Project)
 	pos, prev []vec.Vec3
 	dt        float64
-	col       Colliders // the colliders between the rounds (nil: none)
+	col       Colliders  // nil: none
+	before    []vec.Vec3 // positions before the contact phase (separate)
+
+	// all is the group of every listed pair; the substep's projection
+	// rounds run on it, or on each of comps.groups (comp.go)
+	all   pairGroup
+	comps components
+	par   parSweeps // parallel sweeps (par.go)
+
+	mark   []bool // scratch for touched
+	inNear []bool // per vertex: in a near pair (see collideNear)
 
 	stats Stats
 
-	edges    [][2]int32
-	restC    []vec.Vec3 // per triangle: rest centroid
-	restR    []float64  // per triangle: rest bounding radius around restC
-	edgeMidR []float64  // per edge: half rest length
+	// the pool, and the pass it runs (runPhase)
+	pool    *pool.Pool
+	phase   phase
+	fnPhase func(lo, hi int)
+}
 
-	// neighbour list
+// restMesh is the mesh as New got it, and what it derives from the rest
+// positions.
+type restMesh struct {
+	rest      []vec.Vec3
+	tris      [][3]int32
+	edges     [][2]int32
+	edgeTris  [][2]int32
+	w         []float64 // inverse masses (read every substep)
+	seamStart []int32
+	seamAdj   []int32
+	restC     []vec.Vec3 // per triangle: rest centroid
+	restR     []float64  // per triangle: rest bounding radius around restC
+	edgeMidR  []float64  // per edge: half rest length
+}
+
+// list is the neighbour list: the references and allowances, the listed
+// pairs, and the state of its rebuilds.
+type list struct {
 	ref     []vec.Vec3 // per vertex: reference position, relative to the mean
 	skin    []float64  // per vertex: allowance around ref [m]
 	valid   bool
@@ -125,22 +90,56 @@ type Contact struct {
 	ee, eeOld []eePair
 	vtOldAt   pairIndex
 	eeOldAt   pairIndex
+	// carried says the partial rebuild under way moves keep and budget
+	// along with the pairs it keeps (rebuildPart, for setAside)
+	carried bool
+
+	turnedFlag atomic.Bool
+	nextTask   atomic.Int32
+	numTasks   int // the search's tasks
+	numQueries int // a partial rebuild's tasks of queries (see runQueries)
+
+	blocks   []vertBlock // update's per-vertex passes (mean, clamp)
+	mNow, cs vec.Vec3    // the mean position now and its motion in the substep (clamp)
+	mPrev    vec.Vec3    // the mean position at the substep's start (reset)
+	factor   float64     // the allowance's factor of the substep's rebuild (reset)
+}
+
+// picks is the state of the picks of the pairs near contact.
+type picks struct {
 	nearFlag  []bool
 	crossFlag []bool
-	sides     bool // pick refreshes the side memories
+	sides     bool       // pick refreshes the side memories
+	pickPos   []vec.Vec3 // positions at the substep's first pick
+	moved     []bool     // per vertex: moved since the substep's first pick
 
-	// all is the group of every listed pair; the substep's projection
-	// rounds run on it, or on each of comps.groups (comp.go)
-	all   pairGroup
-	comps components
+	// The substep's first pick skips the pairs that were surely far from
+	// contact, or surely near it, when it last looked at them, while
+	// their vertices stay close to where they were then (see
+	// refreshPair): a resting heap's vertices hardly move, and refreshing
+	// every listed pair's side memory and flags is most of its pick. Per
+	// vertex: its positions (now and at the substep's start) when it was
+	// last further than keepDrift·h from the ones before (keepQ, keepP),
+	// whether that was in this substep (reanch), and its displacement in
+	// the substep (mot). Per pair: keep (keepFar, keepNear or 0). keepOK
+	// says keep is valid for the listed pairs.
+	keepQ, keepP []vec.Vec3
+	reanch       []bool
+	mot          []float64
+	keep         []uint8
+	keepOK       bool
+	keepSkip     bool // this substep's first pick skips the kept pairs
+}
 
+// skips is what lets the sweeps skip pairs out of contact.
+type skips struct {
 	// The projections skip a pair found out of contact (solve's result
-	// depends only on the pair's positions, its substep-start positions and
-	// constants) until one of its vertices moves: a group's tick counts its
-	// pair evaluations in the substep, vStamp is the tick at which a vertex
-	// last moved, pStamp the tick at which a pair was found out of contact
-	// (0: not found so, or not since the substep started). Only pairs and
-	// vertices of one group are compared.
+	// depends only on the pair's positions, its substep-start positions
+	// and constants) until one of its vertices moves: a group's tick
+	// counts its pair evaluations in the substep, vStamp is the tick at
+	// which a vertex last moved, pStamp the tick at which a pair was found
+	// out of contact (0: not found so, or not since the substep started).
+	// Only pairs and vertices of one group are compared.
 	vStamp []int32
 	pStamp []int32
 	// A pair found out of contact by a margin stays so while its vertices
@@ -156,6 +155,10 @@ type Contact struct {
 	walk   []float64
 	walkAt []vec.Vec3
 	budget []float64
+}
+
+// narrowing is what narrows the rounds to the pairs still pushed (narrow).
+type narrowing struct {
 	// per vertex: the hotTick of the last sweep (or later tick) that left
 	// it convergedPush·h or more from its anchor, where that moved the
 	// anchor (drift)
@@ -163,47 +166,6 @@ type Contact struct {
 	anchor []vec.Vec3
 	adj    pairAdj // the listed pairs of each vertex (narrow)
 	hotSq  float64 // (convergedPush·h)²
-
-	before  []vec.Vec3 // positions before the self-collision phase
-	pickPos []vec.Vec3 // positions at the substep's first pick
-
-	// The substep's first pick skips the pairs that were surely far from
-	// contact, or surely near it, when it last looked at them, while
-	// their vertices stay close to where they were then (see
-	// refreshPair): a resting heap's vertices hardly move, and refreshing
-	// every listed pair's side memory and flags took about a third of its
-	// time. Per vertex: its positions (now and at the substep's start)
-	// when it was last further than keepDrift·h from the ones before
-	// (keepQ, keepP), whether that was in this substep (reanch), and its
-	// displacement in the substep (mot). Per pair: keep (keepFar,
-	// keepNear or 0). keepOK says keep is valid for the listed pairs.
-	keepQ, keepP []vec.Vec3
-	reanch       []bool
-	mot          []float64
-	keep         []uint8
-	keepOK       bool
-	keepSkip     bool // this substep's first pick skips the kept pairs
-	// carried says the partial rebuild under way moves keep and budget
-	// along with the pairs it keeps (rebuildPart, for setAside)
-	carried bool
-
-	mark   []bool // scratch for touched
-	inNear []bool // per vertex: in a near pair (see collideNear)
-	moved  []bool // per vertex: moved since the substep's first pick
-
-	par parSweeps // parallel sweeps (par.go)
-
-	turnedFlag atomic.Bool
-	nextTask   atomic.Int32
-	numTasks   int // the search's tasks
-	numQueries int // a partial rebuild's tasks of queries (see runQueries)
-
-	blocks   []vertBlock // update's per-vertex passes (mean, clamp)
-	mNow, cs vec.Vec3    // the mean position now and its motion in the substep (clamp)
-	mPrev    vec.Vec3    // the mean position at the substep's start (reset)
-	factor   float64     // the allowance's factor of the substep's rebuild (reset)
-
-	fnTasks, fnQueries, fnRefresh, fnRefreshSplit, fnSeparate, fnTurned, fnMean, fnClamp, fnPrepPart, fnReset, fnPairVerts, fnLate, fnNear, fnGroups func(lo, hi int)
 }
 
 // pairGroup is a set of listed pairs whose projection rounds run on
@@ -247,141 +209,6 @@ type eePair struct {
 	h      float64
 	n      vec.Vec3 // direction from edge e1 to edge e0
 }
-
-const (
-	// numRounds rounds of picking near pairs, numSweeps Gauss-Seidel
-	// sweeps over them (alternating direction), and the colliders run each
-	// substep. Re-picking matters more than sweeping: the 64 x 64 heap's
-	// closest pair for a 3 mm thickness is 1.37 mm with 5 x 3, 1.43 mm
-	// with 5 x 4, 2.27 mm with 6 x 3 and 2.44 mm with 8 x 2 (which costs
-	// 14 % more).
-	numRounds = 6
-	numSweeps = 3
-	// convergedPush·h is the largest push of a converged sweep, and the
-	// drift that marks a vertex hot (see narrow). With narrowing, 1e-2
-	// left the 64 x 64 heap's closest vertex-triangle pair at 1.78 mm of
-	// the 3 mm thickness (TestSelfCollisionHeap), 2e-2 to 5e-2 at 2.17 mm
-	// (2.22 mm without narrowing); its resting frames took 160 ms on one
-	// thread at 1e-2, 136 at 2e-2 and 128 at 3e-2.
-	convergedPush = 3e-2
-	// keepDrift·h is how far a vertex may move before the first pick
-	// looks again at the pairs it kept (see Contact.keep).
-	keepDrift = 0.02
-	// keepFar and keepNear: how the first pick keeps a pair (see
-	// Contact.keep)
-	keepFar  = 1
-	keepNear = 2
-	// maxRel·h is the largest displacement per substep relative to the
-	// cloth's mean motion.
-	maxRel = 1.0
-
-	// maxSeparation is the largest separating speed [m/s] self-collision
-	// pushes may give a vertex (see separate).
-	maxSeparation = 0.1
-
-	// crossReach·h is how far apart two edges may be after crossing
-	// within one substep (relative motion is clamped to 2·maxRel·h).
-	crossReach = 3.0
-
-	// failSafeRounds bounds the rounds of failSafe.
-	failSafeRounds = 8
-
-	// margin·h is added to the contact distance when pairs are listed
-	// and when near pairs are picked, for the pushes of the substep's own
-	// projections (between two picks). 0.5 baked the 64 x 64 sphere drape
-	// bit for bit as 0.35 did, with 3 % more instructions (9 % on the
-	// heap). At 0.25 the 128 x 128 heap (BenchmarkHeap) ended with 12
-	// intersecting pairs, until crossings that no pair flags were left to
-	// untangle: with it, 0.25 ends the 128 x 128 heap and four slightly
-	// changed ones (thickness x1.02 and x0.98, 16 substeps, friction 0.45)
-	// with none, as 0.35 does, for 4.4 % fewer instructions on the bench's
-	// self-collision drape (46.94 G against 49.09 G over 120 frames; its
-	// figures the same to 1e-5) and 7.9 % on the 64 x 64 heap, whose
-	// closest vertex-triangle pair keeps 2.24 mm of the 3 mm thickness
-	// (2.22 at 0.35). (Without untangle the 128 x 128 heap and those four
-	// ended with 1, 6, 0, 6 and 1 pairs at 0.35.)
-	margin = 0.25
-	// skinMin·h is the smallest allowance, which lets a resting cloth
-	// jitter without rebuilding.
-	skinMin = 0.25
-	// skinFactor times a vertex's relative displacement in the
-	// rebuild's substep is added to its allowance: the list then lasts
-	// about that many substeps of steady motion.
-	skinFactor = 2.0
-	// skinTight replaces skinFactor in a full rebuild right after
-	// another (a crumpling heap rebuilds every substep): the allowance
-	// then covers the rebuild's own substep and, at a steady velocity, one
-	// more (skinFactor: three more). The 64 x 64
-	// heap's first 8 frames (BenchmarkHeap, 1 thread) take 164 G
-	// instructions so, 272 G with skinFactor.
-	skinTight = 1.0
-	// skinOwn replaces skinTight when at least escMost of the
-	// vertices left their allowances: the allowance then covers the
-	// substep's displacement only (half of it, around the midpoint of its
-	// path), the least a list needs, as most of the cloth moves too much
-	// for a list to last longer. The 64 x 64 heap's first 48 frames took
-	// 3.2 s a frame on one thread so, 3.7 s with skinTight (frames
-	// 12-19, BenchmarkHeap's: 15 % less); 0.1 to 0.35 for escMost all
-	// gave 3.2 to 3.3 s.
-	skinOwn = 0.5
-	escMost = 0.25
-	// skinOwnMin replaces skinMin with skinOwn: a list that
-	// lasts one substep need not let a resting cloth jitter. What is left
-	// is slack for the substep's own pushes, with the margin; in a
-	// crumpling heap 7 % of the vertices are pushed further than
-	// skinMin·h in a substep anyway, 13 % further than this; those
-	// pushed far out are searched again (rescue). On the 64 x 64 heap and
-	// its four variants of margin's comment (48 frames) every frame
-	// had 0 intersecting pairs and the same closest vertex-triangle pairs
-	// as with skinMin, and with the rescue so had the 128 x 128 ones
-	// (36 frames; 1 or 2 at some frame before it, and before skinOwn).
-	// BenchmarkHeap's crumpling frames took 13 % (64 x 64) and 25 %
-	// (128 x 128) less. At 0.02 the 128 x 128 ones kept 0.29-0.49 mm of
-	// the 3 mm thickness, against 0.81-1.11 mm at 0.1.
-	skinOwnMin = 0.1
-	// escLate·h is how far beyond its allowance the substep's rounds
-	// may leave a vertex before its pairs are searched again within the
-	// substep (rescue). While no vertex is further out than that, a pair
-	// the list lacks stays (1 + margin - 2·escLate)·h apart, at
-	// the substep's start, at its end and on the straight path between
-	// them that the crossing tests interpolate: it cannot have crossed.
-	escLate = 0.5
-
-	// narrowMax: the substep's iterations narrow to the pairs near
-	// the vertices still pushed (narrow) while those are at most
-	// 1/narrowMax of the listed pairs. The 64 x 64 heap's frames
-	// 48-64 took 165 ms/frame on one thread at 2, 127 at 4 and 132 at 8.
-	narrowMax = 4
-	// scansMax is the most scans of the whole list narrow makes in a
-	// substep that changed it before it builds the index of the
-	// vertices' pairs, which costs about as much as five.
-	scansMax = 3
-
-	// searchTasks is about how many independent parts a rebuild's
-	// traversal is cut into.
-	searchTasks = 256
-	// A partial rebuild searches again the pairs of the triangles of the
-	// vertices that left their allowance, unless they are more than
-	// 1/partMax of the triangles: then a full rebuild, which also
-	// resets every allowance and normal cone, is as cheap.
-	partMax = 4
-	// uncutMax is the most triangles, relative to all, whose culls
-	// partial rebuilds drop (counted per drop) before a full rebuild
-	// restores them: each dropped cull makes later searches visit more
-	// pairs. On the 64 x 64 sphere drape (thickness 5 mm, 1 thread) 0.05
-	// took 29.06 G instructions over 60 frames, 0.02 29.11 G, 0.1 29.11 G,
-	// and without a bound 29.85 G.
-	uncutMax = 0.05
-	// partChunk is how many triangles of a partial rebuild one search
-	// task queries.
-	partChunk = 16
-	// refreshGrain is the fewest pairs a pick's refresh hands to
-	// another worker: a resting fold's list of about 1850 pairs, picked
-	// seven times a substep, is worth splitting (the 64 x 64 sphere
-	// drape's frames 60-120 took 27.8 ms/frame on two threads with
-	// pool.MinChunk, 25.9 with this).
-	refreshGrain = 256
-)
 
 // Mesh is the cloth as self-contact sees it. New keeps the slices, copying
 // none: InvMass is read at every substep, so the caller may change it
@@ -451,8 +278,8 @@ type Colliders interface {
 // [m] away from itself with Coulomb friction coefficient mu, running its
 // parallel phases on p.
 func New(m Mesh, h, mu float64, p *pool.Pool, o Options) *Contact {
-	sc := &Contact{h: h, mu: mu, o: o, rest: m.Rest, tris: m.Tris, edgeTris: m.EdgeTris, w: m.InvMass,
-		seamStart: m.SeamStart, seamAdj: m.SeamAdj, pool: p}
+	sc := &Contact{h: h, mu: mu, o: o, pool: p, restMesh: restMesh{rest: m.Rest, tris: m.Tris, edgeTris: m.EdgeTris,
+		w: m.InvMass, seamStart: m.SeamStart, seamAdj: m.SeamAdj}}
 	sc.tree = newTriTree(m.Rest, &m)
 	sc.edges = sc.tree.edges
 	for _, e := range m.Edges {
@@ -484,19 +311,10 @@ func New(m Mesh, h, mu float64, p *pool.Pool, o Options) *Contact {
 	sc.moved = make([]bool, nv)
 	sc.mark = make([]bool, nv)
 	sc.inNear = make([]bool, nv)
-	sc.fnTasks, sc.fnQueries, sc.fnRefresh, sc.fnSeparate = sc.runTasks, sc.runQueries, sc.refresh, sc.separate
-	sc.fnRefreshSplit, sc.fnPairVerts = sc.refreshSplit, sc.pairVertsRange
-	sc.fnMean, sc.fnClamp, sc.fnPrepPart, sc.fnReset = sc.mean, sc.clamp, sc.prepPart, sc.resetAll
-	sc.fnLate = sc.late
-	sc.fnNear, sc.fnGroups = sc.collideNear, sc.runGroups
+	sc.fnPhase = sc.runPhase
 	sc.blocks = make([]vertBlock, (nv+blockSize-1)/blockSize)
 	sc.par.init(sc)
 	sc.turn = make([]bool, len(tris))
-	sc.fnTurned = func(lo, hi int) {
-		if sc.tree.turned(sc.pos, sc.tris, lo, hi, sc.turn) {
-			sc.turnedFlag.Store(true)
-		}
-	}
 	return sc
 }
 
@@ -524,7 +342,7 @@ func (sc *Contact) Project(dt float64, col Colliders) {
 		sc.stats.Split++
 		sc.sides = false
 		sc.comps.next.Store(0)
-		sc.pool.RunWork(len(sc.comps.groups), len(sc.vt)+len(sc.ee), refreshGrain, sc.fnGroups)
+		sc.run(phaseGroups, len(sc.comps.groups), len(sc.vt)+len(sc.ee), refreshGrain)
 		for i := range sc.comps.groups {
 			sc.addStats(&sc.comps.groups[i])
 		}
@@ -534,6 +352,6 @@ func (sc *Contact) Project(dt float64, col Colliders) {
 	}
 	sc.rescue()
 	sc.stats.Untangled += sc.untangle()
-	sc.pool.Run(len(sc.pos), sc.fnSeparate)
+	sc.run(phaseSeparate, len(sc.pos), len(sc.pos), pool.MinChunk)
 	sc.col = nil
 }

@@ -33,8 +33,9 @@
 // pairs it skipped are searched too. When many vertices left, or many
 // culls were dropped since, every vertex starts over and the whole list
 // is rebuilt. A crumpling heap rebuilds every substep with allowances
-// just wide enough for one substep; a resting drape keeps its list for
-// hundreds. Each tuning constant (contact.go) says in one line what it
+// just wide enough for one substep; a resting drape keeps its list and
+// searches again only around the few dozen vertices that creep out of
+// their allowances each substep. Each tuning constant (tuning.go) says in one line what it
 // trades; their measured effects are in docs/benchmarks.md ("Self-contact
 // tuning history").
 //
@@ -44,16 +45,21 @@
 // memory (the side of the triangle the vertex is on, or the direction
 // between the edges, taken from the substep's start positions, which were
 // resolved) and picks the pairs near contact now: closer than h + margin,
-// or crossed. Project then runs a few rounds of Gauss-Seidel sweeps over
-// the near pairs, every other sweep backwards, each pair's correction the
-// PBD projection of C = distance - h along its remembered side, with
-// Coulomb friction in the last sweep; the colliders run between rounds
-// for the vertices the sweeps moved (Colliders). Pairs that share no
-// vertex fall into components whose rounds run in parallel (comp.go);
-// a heap's many near pairs are swept slab by slab in parallel (par.go).
-// Every order is fixed, so the result does not depend on the thread
-// count.
-//
+// or crossed. It passes over the pairs it found surely far from contact,
+// or surely near it, while their vertices stay where they were then
+// (Contact.keep). Project then runs numRounds rounds of numSweeps
+// Gauss-Seidel sweeps over the near pairs, every other sweep backwards
+// (Gauss-Seidel converges where Jacobi averaging leaves stacked layers
+// interpenetrating), each pair's correction the PBD projection of
+// C = distance - h along its remembered side (geom.go), with Coulomb
+// friction in the last sweep; the colliders run between rounds for the
+// vertices the sweeps moved (Colliders). A pair found out of contact by
+// more than its vertices have moved since is skipped (Contact.budget);
+// once the vertices a sweep still pushes are few, the sweeps and rounds
+// narrow to their pairs (narrow). Pairs that share no vertex fall into
+// components whose rounds run in parallel (comp.go); a heap's many near
+// pairs are swept slab by slab in parallel (par.go).
+
 // # Why no pair crosses
 //
 // Three things together. (1) Displacements relative to the cloth's mean

@@ -4,11 +4,6 @@ import (
 	"github.com/drape-sim/drape/internal/vec"
 )
 
-// maxPush bounds one projection of a proximity constraint to maxPush·h, so
-// a pair found deeply crossed is pulled back over several substeps instead
-// of in one violent jump.
-const maxPush = 2.0
-
 // closestOnTriangle returns the barycentric coordinates (u, v, w) of the
 // point of triangle abc closest to p (u·a + v·b + w·c), after C. Ericson,
 // "Real-Time Collision Detection", 2005, §5.1.5. The point lies in the
@@ -324,11 +319,6 @@ func edgeEdgeApart(q4 [4]vec.Vec3, h float64, n0 vec.Vec3) (gap float64, apart b
 	}
 	return 0, false
 }
-
-// apartMargin is the relative margin of the cheap separation tests
-// (edgeEdgeApart, vertexTriangleApart and the picks'): they rule a pair
-// out only where the exact distance, rounded, is surely no smaller.
-const apartMargin = 1 + 1e-9
 
 // apartBy returns how far every point of segment ab lies beyond every
 // point of segment cd along the unit direction n (negative where they

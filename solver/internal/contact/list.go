@@ -16,7 +16,7 @@ func (sc *Contact) update() {
 	// mean position of the free vertices now and at the substep's start
 	// (block by block, then the blocks in order: deterministic)
 	nb := len(sc.blocks)
-	sc.pool.RunWork(nb, len(pos), pool.MinChunk, sc.fnMean)
+	sc.run(phaseMean, nb, len(pos), pool.MinChunk)
 	var mNow, mPrev vec.Vec3
 	nf := 0
 	for i := range sc.blocks {
@@ -33,7 +33,7 @@ func (sc *Contact) update() {
 	// and check every vertex against its allowance (clamp), and list the
 	// vertices that left theirs in vertex order
 	sc.mNow, sc.mPrev, sc.cs = mNow, mPrev, cs
-	sc.pool.RunWork(nb, len(pos), pool.MinChunk, sc.fnClamp)
+	sc.run(phaseClamp, nb, len(pos), pool.MinChunk)
 	esc := sc.gatherEsc()
 	sc.substep++
 	full := !sc.valid
@@ -45,7 +45,7 @@ func (sc *Contact) update() {
 		// one did, the culls it relied on are dropped, and the pairs they
 		// skipped are searched
 		sc.turnedFlag.Store(false)
-		sc.pool.Run(len(sc.tris), sc.fnTurned)
+		sc.run(phaseTurned, len(sc.tris), len(sc.tris), pool.MinChunk)
 		if sc.turnedFlag.Load() {
 			tt := sc.tree
 			sc.tops, sc.fans = tt.uncull(sc.tris, sc.turn, sc.tops, sc.fans)
@@ -88,7 +88,7 @@ func (sc *Contact) update() {
 		sc.adj.changed(sc.substep)
 		sc.fullAt = sc.substep
 		sc.uncutAll = 0
-		sc.pool.Run(len(pos), sc.fnReset)
+		sc.run(phaseReset, len(pos), len(pos), pool.MinChunk)
 		sc.rebuild()
 	case len(part) > 0 || uncut > 0:
 		if uncut > 0 {
@@ -129,9 +129,18 @@ func (sc *Contact) update() {
 }
 
 // reset gives vertex v a new reference and allowance, from its position
-// at the substep's start and its displacement in the substep relative to
-// the mean's (see Contact): skinMin·h + sc.factor·|d| around the
-// start position plus sc.factor·d.
+// at the substep's start (resolved) and its displacement d in the substep
+// relative to the mean's (predicted and constrained): skinMin·h +
+// sc.factor·|d| around the start position plus sc.factor·d. The
+// allowance then holds the substep's own motion and, at a steady
+// velocity, 2·sc.factor - 1 more substeps of it, so a resting heap keeps
+// a list of near neighbours only, and a vertex that falls fast pairs with
+// what lies along its path without inflating the search for the rest of
+// the cloth. sc.factor is skinFactor, or skinTight while full rebuilds
+// come every substep (a crumpling heap), or skinOwn when most vertices
+// left their allowances (the substep's own displacement only).
+// References taken at different substeps compare correctly, as each is
+// relative to the mean of its own substep.
 func (sc *Contact) reset(v int) {
 	pos, prev := sc.pos, sc.prev
 	d := pos[v].Sub(prev[v]).Sub(sc.cs)
@@ -149,11 +158,6 @@ func (sc *Contact) resetAll(lo, hi int) {
 		sc.reset(v)
 	}
 }
-
-// blockSize is how many vertices one block of update's per-vertex passes
-// holds: fixed, so that the mean, summed block by block, does not depend
-// on the thread count.
-const blockSize = 512
 
 // vertBlock is one block's part of update's per-vertex passes.
 type vertBlock struct {
@@ -231,7 +235,7 @@ func (sc *Contact) rescue() {
 	if !sc.valid {
 		return
 	}
-	sc.pool.RunWork(len(sc.blocks), len(sc.ref), pool.MinChunk, sc.fnLate)
+	sc.run(phaseLate, len(sc.blocks), len(sc.ref), pool.MinChunk)
 	esc := sc.gatherEsc()
 	if len(esc) == 0 {
 		return
@@ -240,9 +244,8 @@ func (sc *Contact) rescue() {
 	sc.part = sc.part[:0]
 	sc.markPart(esc)
 	sc.adj.changed(sc.substep)
-	// (always a partial rebuild: the 48 x 48 and 64 x 64 heaps' rescues
-	// reached at most a quarter of the triangles, where update turns to a
-	// full one)
+	// (always a partial rebuild: the vertices pushed that far are few;
+	// see docs/benchmarks.md)
 	for _, v := range esc {
 		sc.reset(int(v))
 	}
@@ -330,7 +333,7 @@ func (sc *Contact) rebuild() {
 	sc.stats.Rebuilds++
 	sc.valid = true
 	tt := sc.tree
-	tt.refit(sc.ref, sc.pos, sc.tris, sc.skin, (1+margin)*sc.h/2, sc.pool)
+	tt.refit(sc.ref, sc.pos, sc.skin, (1+margin)*sc.h/2, sc.pool)
 	// every old pair is searched again
 	sc.vt, sc.vtOld = sc.vtOld[:0], sc.vt
 	sc.ee, sc.eeOld = sc.eeOld[:0], sc.ee
@@ -354,10 +357,10 @@ func (sc *Contact) indexOld() {
 // its own slot.
 func (sc *Contact) search(part bool) {
 	tt := sc.tree
-	n, run := 0, sc.fnTasks
+	n, run := 0, phaseTasks
 	if part {
 		sc.numQueries = (len(sc.part) + partChunk - 1) / partChunk
-		n, run = sc.numQueries+len(sc.tops), sc.fnQueries
+		n, run = sc.numQueries+len(sc.tops), phaseQueries
 		if len(sc.fans) > 0 {
 			n++
 		}
@@ -370,14 +373,14 @@ func (sc *Contact) search(part bool) {
 	}
 	sc.numTasks = n
 	sc.nextTask.Store(0)
-	sc.pool.RunWork(n, n*pool.MinChunk, pool.MinChunk, run)
+	sc.run(run, n, n*pool.MinChunk, pool.MinChunk)
 	for i := range tt.slots[:n] {
 		sc.vt = append(sc.vt, tt.slots[i].vt...)
 		sc.ee = append(sc.ee, tt.slots[i].ee...)
 	}
 	np := len(sc.vt) + len(sc.ee)
 	sc.pv = slices.Grow(sc.pv[:0], np)[:np]
-	sc.pool.Run(np, sc.fnPairVerts)
+	sc.run(phasePairVerts, np, np, pool.MinChunk)
 }
 
 // pairVertsRange fills sc.pv for pairs [lo, hi) from the pairs' vertex
@@ -534,7 +537,7 @@ func (sc *Contact) rebuildPart() bool {
 	} else {
 		// the new boxes of sc.part's triangles, and the pairs set aside,
 		// side by side (two items, each worth pool.MinChunk: one chunk apiece)
-		sc.pool.RunWork(2, 2*pool.MinChunk, pool.MinChunk, sc.fnPrepPart)
+		sc.run(phasePrepPart, 2, 2*pool.MinChunk, pool.MinChunk)
 	}
 	nvt, nee := len(sc.vt), len(sc.ee)
 	sc.search(true)
@@ -797,11 +800,6 @@ type pairIndex struct {
 	at    []int32
 	shift uint // hash table: 64 - log2(len(keys))
 }
-
-// pairIndex hashes fewer pairs than pairIndexHashed times the ids: for
-// those, clearing and summing a CSR over every id costs more than its
-// cache-friendly lookups save.
-const pairIndexHashed = 1.0 / 8
 
 // pairKey packs two ids into a key.
 func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }

@@ -23,34 +23,9 @@ import (
 // iterations find the near pairs' vertices by the marks the first sweep
 // leaves (collideNear) rather than from a list.
 
-// parMin is the fewest near pairs projected in parallel: below it a
-// sweep is too short to share (the 64 x 64 sphere drape's resting folds
-// hold about 700; projecting them so from 256 or 512 on made it slower on
-// two threads). Options.ParallelMin replaces it in tests.
-const parMin = 4096
-
-const (
-	// numSlabs is the number of slabs, whatever the thread count. More
-	// and narrower slabs put more pairs at boundaries, and that order
-	// resolves a landing heap worse: over the sheet example's first 14
-	// frames, landing on floors up to 0.1 mm lower (7 bakes), the largest
-	// stretch averaged 40.6 % in pair order, 40.4 % with 2 slabs, 38.5 %
-	// with 4 and 47.1 % with 8, for about the same time.
-	numSlabs = 4
-	// numClasses counts the classes: numSlabs slabs, the boundaries
-	// after even and after odd slabs, and the rest.
-	numClasses = numSlabs + numSlabs/2 + (numSlabs-1)/2 + 1
-	// parGrain is the fewest pairs worth a chunk of their own.
-	parGrain = 512
-	// scanChunk is how many pairs (or flags) one task of a parallel
-	// listing scans.
-	scanChunk = 4096
-	// slabSample bounds the near pairs whose first vertices place
-	// the slabs' cuts (every n/slabSample-th pair).
-	slabSample = 4096
-	// slabBins is the resolution of the cuts across the region.
-	slabBins = 256
-)
+// numClasses counts the classes: numSlabs slabs, the boundaries after
+// even and after odd slabs, and the rest.
+const numClasses = numSlabs + numSlabs/2 + (numSlabs-1)/2 + 1
 
 // classGroups are the class ranges of the groups a sweep runs in turn.
 var classGroups = [4][2]int{
@@ -108,8 +83,6 @@ type parSweeps struct {
 	sweepBack bool
 	sweepBase int32
 	sweepMark bool
-
-	fnCountNear, fnWriteNear, fnSlabVerts, fnClassOf, fnScatter, fnClasses func(lo, hi int)
 }
 
 func (sp *parSweeps) init(sc *Contact) {
@@ -119,9 +92,6 @@ func (sp *parSweeps) init(sc *Contact) {
 	if sc.o.ParallelMin > 0 {
 		sp.min = sc.o.ParallelMin
 	}
-	sp.fnCountNear, sp.fnWriteNear = sc.countNear, sc.writeNear
-	sp.fnSlabVerts, sp.fnClassOf, sp.fnScatter = sc.slabVerts, sc.classOfChunks, sc.scatterChunks
-	sp.fnClasses = sc.sweepClasses
 }
 
 // scanChunks returns the number of scanChunk chunks of n items.
@@ -144,7 +114,7 @@ func (sc *Contact) listNear() {
 		sp.chunkN = make([]int32, nch, nch+nch/2)
 	}
 	sp.chunkN = sp.chunkN[:nch]
-	sc.pool.RunWork(nch, n, pool.MinChunk, sp.fnCountNear)
+	sc.run(phaseCountNear, nch, n, pool.MinChunk)
 	total := int32(0)
 	for j, c := range sp.chunkN {
 		sp.chunkN[j] = total
@@ -154,7 +124,7 @@ func (sc *Contact) listNear() {
 		sc.all.near = make([]int32, total, total+total/2)
 	}
 	sc.all.near = sc.all.near[:total]
-	sc.pool.RunWork(nch, n, pool.MinChunk, sp.fnWriteNear)
+	sc.run(phaseWriteNear, nch, n, pool.MinChunk)
 }
 
 // countNear counts the near flags of chunks [lo, hi).
@@ -208,7 +178,7 @@ func (sc *Contact) classify() {
 		sp.chunkClass = make([][numClasses]int32, nch, nch+nch/2)
 	}
 	sp.chunkClass = sp.chunkClass[:nch]
-	sc.pool.RunWork(nch, n, pool.MinChunk, sp.fnClassOf)
+	sc.run(phaseClassOf, nch, n, pool.MinChunk)
 	at := int32(0)
 	for c := range numClasses {
 		sp.classAt[c] = at
@@ -219,7 +189,7 @@ func (sc *Contact) classify() {
 		}
 	}
 	sp.classAt[numClasses] = at
-	sc.pool.RunWork(nch, n, pool.MinChunk, sp.fnScatter)
+	sc.run(phaseScatter, nch, n, pool.MinChunk)
 	sc.all.near, sp.nearBuf = sp.nearBuf, sc.all.near
 }
 
@@ -302,7 +272,7 @@ func (sc *Contact) cutSlabs() {
 		sp.slabOf[b] = uint8(min(sum*numSlabs/max(m, 1), numSlabs-1))
 		sum += h
 	}
-	sc.pool.Run(len(pos), sp.fnSlabVerts)
+	sc.run(phaseSlabVerts, len(pos), len(pos), pool.MinChunk)
 }
 
 // bin returns the histogram bin of position p (see cutSlabs).
@@ -337,7 +307,7 @@ func (sc *Contact) sweepParallel(mu float64, back, mark bool) float64 {
 		}
 		lo, hi := classGroups[g][0], classGroups[g][1]
 		sp.sweepLo = lo
-		sc.pool.RunWork(hi-lo, int(sp.classAt[hi]-sp.classAt[lo]), parGrain, sp.fnClasses)
+		sc.run(phaseClasses, hi-lo, int(sp.classAt[hi]-sp.classAt[lo]), parGrain)
 	}
 	maxSq := 0.0
 	for c := range numClasses {

@@ -19,14 +19,14 @@ func (sc *Contact) pick(sides bool) {
 		sc.keepSkip = false
 	}
 	sc.keep = sc.keep[:n]
-	fn := sc.fnRefresh
+	ph := phaseRefresh
 	sc.comps.ok = false
 	if sides && n <= splitMax {
 		// the first pick of a substep splits the list into components
 		// alongside (see split)
-		fn = sc.fnRefreshSplit
+		ph = phaseRefreshSplit
 	}
-	sc.pool.RunWork(n, n, refreshGrain, fn)
+	sc.run(ph, n, n, refreshGrain)
 	sc.all.pickTick = sc.all.tick
 	sc.listNear()
 	// (the classes are cut when a sweep first needs them: see sweep)

@@ -107,7 +107,7 @@ func (sc *Contact) reproject(g *pairGroup) {
 		return
 	}
 	n := len(sc.pos)
-	sc.pool.RunWork(n, n*sc.col.Cost(), pool.MinChunk, sc.fnNear)
+	sc.run(phaseNear, n, n*sc.col.Cost(), pool.MinChunk)
 }
 
 // collideNear projects the vertices of [lo, hi) in near pairs, which the
@@ -374,9 +374,9 @@ func (sc *Contact) sweep(g *pairGroup, mu float64, back, mark bool) float64 {
 // again, together with the pairs of the vertices that moved
 // margin·h/2 since the substep's first pick, else they keep the near
 // flags of the last pick. In a resting heap a few pairs squeezed against
-// the ground keep pushing while the rest has converged: sweeping and
-// picking the whole list for them took most of the 64 x 64 heap's
-// self-collision time. The part continues g's ticks, and its pick
+// the ground keep pushing while the rest has converged, and sweeping and
+// picking the whole list for them would cost most of its self-collision
+// time. The part continues g's ticks, and its pick
 // refreshes the pairs whose vertices moved since g's last pick.
 func (sc *Contact) narrow(g, cur *pairGroup, pick bool) *pairGroup {
 	if g.part == nil {
@@ -438,11 +438,9 @@ func (sc *Contact) hotPairs(g *pairGroup, hot int32, moved bool, pt *pairGroup) 
 		return scan(g.pairs)
 	}
 	// more than a 4·narrowMax-th of the vertices hot means too many
-	// pairs, found by a scan of the vertices rather than of the pairs
-	// (19 % of the 128 x 128 crumpling heap's time went to building and
-	// filling the index, serially): on the 64 x 64 heap a narrowed sweep
-	// had at most 172 of its 4096 vertices hot, and once it lay still no
-	// sweep with 255 or more narrowed
+	// pairs to narrow to, found by a scan of the vertices without
+	// building the index of the pairs (which a crumpling heap would
+	// rebuild every substep)
 	a := &sc.adj
 	a.hot = a.hot[:0]
 	for v := range vh {
@@ -456,16 +454,14 @@ func (sc *Contact) hotPairs(g *pairGroup, hot int32, moved bool, pt *pairGroup) 
 	if !a.ok {
 		if a.at == sc.substep && a.scans < scansMax {
 			// the list changed in this substep, and may again in the
-			// next: a few scans cost less than the index (which took
-			// 6 % of the 128 x 128 crumpling heap's time, rebuilt every
-			// substep), more of them more (16 % there)
+			// next: a few scans cost less than the index (see scansMax)
 			a.scans++
 			return scan(nil)
 		}
 		sc.indexAdj()
 	}
 	// the pairs are flagged in a bit set, read back in ascending order
-	// (sorting them took 8 % of the resting 64 x 64 heap's time)
+	// (cheaper than sorting them)
 	seen, count, ok := a.seen, 0, true
 hot:
 	for _, v := range a.hot {
