@@ -9,6 +9,11 @@ import (
 	"github.com/drape-sim/drape/sdf"
 )
 
+// kineticRatio is a collider's kinetic friction coefficient relative to
+// its static one (the scene's friction): a contact that slides is held
+// less than one that sticks, as cloth on most surfaces is.
+const kineticRatio = 0.8
+
 func v3(a *[3]float64) vec.Vec3 { return vec.V(a[0], a[1], a[2]) }
 
 // toKeys converts scene keyframes to sdf keys; missing parts are identity.
@@ -50,7 +55,7 @@ func nodeColliders(m *meshio.Mesh, friction, fps float64, frames int) ([]sdf.Col
 				"a mesh collider must be closed; or mark the node as sphere, capsule, cone or box")
 		}
 		c := sdf.NewCollider(shape)
-		c.StaticFriction, c.KineticFriction = friction, 0.8*friction
+		c.StaticFriction, c.KineticFriction = friction, kineticRatio*friction
 		name := fmt.Sprintf("%s node %q", n.Kind, n.Name)
 		if n.Skin != nil && n.Animation != "" {
 			name += fmt.Sprintf(" (skinned, animation %q)", n.Animation)
@@ -197,7 +202,7 @@ func buildColliders(sc *Scene, friction float64) ([]sdf.Collider, error) {
 		if cs.Friction != nil {
 			f = *cs.Friction
 		}
-		c.StaticFriction, c.KineticFriction = f, 0.8*f
+		c.StaticFriction, c.KineticFriction = f, kineticRatio*f
 		c.Thickness = cs.Thickness
 		c.Keys = toKeys(cs.Keys)
 		if err := c.Validate(); err != nil {

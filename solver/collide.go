@@ -24,7 +24,7 @@ type collision struct {
 	settleFrame int  // frame index of the first step (settle runs there)
 	settleDone  bool // settle ran in settleFrame's first substep
 
-	self *contact.Contact
+	self *contact.Contact // self-collision (nil without Params.SelfCollision)
 
 	// cost is a vertex's work in a collider pass, in pool items (see
 	// prepare)
@@ -40,6 +40,30 @@ func newCollision(b *base) *collision {
 		c.self = newContact(b)
 	}
 	return c
+}
+
+// collide is the collision hook every integrator calls once per substep,
+// after the constraint projection and before the velocity update, with
+// the substep's start time t and length dt [s]. b.s.Pos holds the
+// projected positions (at time t+dt), b.s.Prev the positions at the
+// substep start (so x - prev is the substep's displacement, for friction),
+// b.f the frame with its colliders.
+//
+// It runs, in order: the settle phase (once, see Params.Settle), the
+// collider response with friction, self-collision (Params.SelfCollision),
+// and the collider projection again without friction, so that no
+// self-collision correction leaves a vertex inside a collider. The
+// collision state is built on the first call and reused, so a warm step
+// allocates nothing.
+func (b *base) collide(t, dt float64) {
+	nc := len(b.f.Colliders)
+	if nc == 0 && !b.m.Params.SelfCollision {
+		return
+	}
+	if b.col == nil {
+		b.col = newCollision(b)
+	}
+	b.col.substep(t, dt)
 }
 
 // meshCost is a vertex's query of a triangle mesh collider in pool items
@@ -159,7 +183,8 @@ func (c *collision) collideOne(v int32) {
 // Coulomb friction relative to the collider's surface velocity. prev is the
 // vertex's position at the substep start and dt the substep length [s].
 //
-// Projection (Müller et al. 2007, collision constraints; seed 003): with
+// Projection (Müller et al. 2007, collision constraints: push-out along
+// the signed distance's gradient): with
 // signed distance d and outward unit gradient n at x, when d < h
 //
 //	x ← x + (h - d)·n

@@ -2,7 +2,7 @@
 // welded triangle mesh (unique edges, adjacent triangles, pieces, masses),
 // holds the immutable Model and the per-step State, and advances the State
 // with XPBD (Macklin, Müller, Chentanez 2016) in substeps (Macklin et al.
-// 2019) or with the seeds' mass-spring integrators (Verlet, semi-implicit
+// 2019) or with mass-spring integrators (position Verlet, semi-implicit
 // Euler, implicit Euler by Jacobi/Chebyshev optimisation).
 //
 // Self-collision is package solver/internal/contact (its package comment

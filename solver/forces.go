@@ -7,8 +7,8 @@ import (
 )
 
 // Wind is a deterministic wind field: a mean velocity whose strength varies
-// in time (gusts) and in space (turbulence), as seed 003 describes
-// (direction, strength, gusts), with phases drawn from Seed.
+// in time (gusts) and in space (turbulence), given by direction, strength
+// and gusts, with phases drawn from Seed.
 type Wind struct {
 	// Velocity is the mean wind velocity [m/s]; zero means no wind.
 	Velocity vec.Vec3
@@ -83,7 +83,8 @@ func (w *Wind) At(p vec.Vec3, t float64) vec.Vec3 {
 func (w *Wind) active() bool { return w.Velocity != (vec.Vec3{}) }
 
 // aeroForce returns the aerodynamic force [N] on triangle (x0, x1, x2)
-// moving with mean velocity v in air moving at wind, after seed 002:
+// moving with mean velocity v in air moving at wind, the usual
+// per-triangle aerodynamic model of mass-spring cloth,
 // F = k·A·(n·(wind-v))·n, along the unit normal n and scaled by the
 // triangle's current area A. With N = (x1-x0)×(x2-x0), |N| = 2A, so
 // F = k·(N·u)·N/(2|N|).

@@ -8,11 +8,12 @@ import (
 	"github.com/drape-sim/drape/internal/vec"
 )
 
-// springSet is the mass-spring model of seed 000 on the model's topology:
-// a structural spring per unique edge, a shear spring across the diagonal
-// of every quad (two nearly coplanar triangles sharing their longest side:
-// the spring joins the opposite vertices) and a bending spring between
-// the opposite vertices of every other interior edge.
+// springSet is the classic mass-spring cloth model (Hooke springs, as in
+// the mass-spring tutorials the project started from) on the model's
+// topology: a structural spring per unique edge, a shear spring across
+// the diagonal of every quad (two nearly coplanar triangles sharing their
+// longest side: the spring joins the opposite vertices) and a bending
+// spring between the opposite vertices of every other interior edge.
 type springSet struct {
 	a, b    []int32
 	rest    []float64
@@ -26,9 +27,9 @@ type springSet struct {
 	structural, shear, bending int
 }
 
-// springForce returns the Hooke force [N] on a from the spring a-b (seed
-// 000; seed 003: f = -k(1 - L/|xa-xb|)(xa-xb)), with stiffness k when
-// stretched and kc when compressed.
+// springForce returns the Hooke force [N] on a from the spring a-b,
+// f = -k(1 - L/|xa-xb|)(xa-xb), with stiffness k when stretched and kc
+// when compressed.
 func springForce(xa, xb vec.Vec3, rest, k, kc float64) vec.Vec3 {
 	d := xa.Sub(xb)
 	l := d.Len()
@@ -142,8 +143,8 @@ func quadDiagonal(x0, x1, x2, x3 vec.Vec3) bool {
 
 // maxStableDt returns the largest explicit step [s] for the springs: the
 // Gershgorin bound on the highest frequency, ω² <= 2·kSum/m, with step
-// ω·dt <= 1 (half the leapfrog limit of 2). It is the seed's rule
-// k·dt² < m made precise.
+// ω·dt <= 1 (half the leapfrog limit of 2). It is the usual mass-spring
+// stability rule k·dt² < m made precise.
 func (s *springSet) maxStableDt(m *Model) float64 {
 	dt := math.Inf(1)
 	for v, k := range s.kSum {
@@ -159,8 +160,8 @@ func (s *springSet) maxStableDt(m *Model) float64 {
 // take before Step refuses with a clear error.
 const maxExplicitSteps = 50000
 
-// massSpring integrates the springSet with Verlet (seed 000), semi-implicit
-// Euler (seed 001) or implicit Euler by Jacobi/Chebyshev (seed 003, Wang
+// massSpring integrates the springSet with position Verlet, semi-implicit
+// Euler or implicit Euler by Jacobi/Chebyshev (Liu et al. 2013, Wang
 // 2015). Explicit integrators split each frame into at least
 // Params.Substeps steps and as many more as the stability bound needs.
 type massSpring struct {
@@ -310,7 +311,7 @@ func (ms *massSpring) vertexPhase(lo, hi int) {
 			// x_{-1} = x - v·dt + ½·a·dt² (Taylor), so Verlet starts with velocity v
 			ms.xOld[v] = s.Pos[v].Sub(s.Vel[v].Scale(dt)).Add(a.Scale(0.5 * dt * dt))
 		case stageVerlet:
-			// x_{n+1} = x_n + damp·(x_n - x_{n-1}) + a·dt² (seed 000)
+			// x_{n+1} = x_n + damp·(x_n - x_{n-1}) + a·dt² (position Verlet)
 			x := s.Pos[v]
 			s.Pos[v] = x.Add(x.Sub(ms.xOld[v]).Scale(ms.dampAt(v))).Add(a.Scale(dt * dt))
 			ms.xOld[v] = x
@@ -323,7 +324,7 @@ func (ms *massSpring) vertexPhase(lo, hi int) {
 		case stageEulerFullKick:
 			ms.vHalf[v] = ms.vHalf[v].Add(a.Scale(dt))
 		case stageEulerDrift:
-			// x ← x + v·dt with the staggered velocity (seed 001)
+			// x ← x + v·dt with the staggered velocity (semi-implicit Euler)
 			ms.vHalf[v] = ms.vHalf[v].Scale(ms.dampAt(v))
 			s.Pos[v] = s.Pos[v].Add(ms.vHalf[v].Scale(dt))
 			s.Vel[v] = ms.vHalf[v]
@@ -346,7 +347,7 @@ func (ms *massSpring) movePins(t, dt float64) {
 	}
 }
 
-// verletStep is one step of position Verlet (seed 000) with damping
+// verletStep is one step of position Verlet with damping
 // exp(-Damping·dt) on the inertial term.
 func (ms *massSpring) verletStep(t, dt float64, first, last bool) {
 	ms.dt = dt
@@ -366,7 +367,7 @@ func (ms *massSpring) verletStep(t, dt float64, first, last bool) {
 }
 
 // eulerStep is one step of semi-implicit Euler, v ← v + a(x)·dt then
-// x ← x + v·dt (seed 001), with the velocity kept half a step ahead and
+// x ← x + v·dt (symplectic Euler), with the velocity kept half a step ahead and
 // synchronised by half kicks at the frame's start and end (so it is
 // leapfrog, and free fall is exact).
 func (ms *massSpring) eulerStep(t, dt float64, first, last bool) {
@@ -389,7 +390,7 @@ func (ms *massSpring) eulerStep(t, dt float64, first, last bool) {
 }
 
 // implicitStep is one step of implicit Euler for the springs, solved as
-// the minimisation of ½/dt²·|x - x̂|²_M + E(x) (Liu et al. 2013; seed 003)
+// the minimisation of ½/dt²·|x - x̂|²_M + E(x) (Liu et al. 2013)
 // by Jacobi iterations with the diagonal Hessian m/dt² + Σk, accelerated
 // by Chebyshev (Wang 2015). The inertial target x̂ and the velocity update
 // are XPBD's (predict, updateVelocity), with the same frame-boundary half

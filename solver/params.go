@@ -17,13 +17,13 @@ const (
 	// SolverXPBD is extended position-based dynamics with substeps
 	// (Macklin, Müller, Chentanez 2016; Macklin et al. 2019): the default.
 	SolverXPBD
-	// SolverVerlet is the mass-spring model with position Verlet (seed 000).
+	// SolverVerlet is the mass-spring model with position Verlet.
 	SolverVerlet
 	// SolverEuler is the mass-spring model with semi-implicit (symplectic)
-	// Euler (seed 001).
+	// Euler.
 	SolverEuler
 	// SolverImplicit is the mass-spring model with implicit Euler solved as
-	// an optimisation by diagonal-Hessian Jacobi iterations (seed 003) with
+	// an optimisation by diagonal-Hessian Jacobi iterations (Liu et al. 2013) with
 	// Chebyshev acceleration (Wang 2015).
 	SolverImplicit
 )
@@ -78,8 +78,8 @@ type Params struct {
 	// Damping is the velocity damping rate [1/s]: with no other force a
 	// speed decays as exp(-Damping·t).
 	Damping float64
-	// AirDrag is the aerodynamic coefficient [kg/(m²·s)] of seed 002's
-	// per-triangle model: F = AirDrag·A·(n·(wind - v))·n.
+	// AirDrag is the aerodynamic coefficient [kg/(m²·s)] of the
+	// per-triangle model F = AirDrag·A·(n·(wind - v))·n (see aeroForce).
 	AirDrag float64
 	// Gravity is the default gravitational acceleration [m/s²]; Frame
 	// carries the value used each frame.
@@ -95,7 +95,8 @@ type Params struct {
 	// softest force and its costliest constraint.
 	BendingInterval int
 	// JacobiIterations is the number of Jacobi iterations per substep of the
-	// implicit solver (seed 003 uses 32).
+	// implicit solver (32 by default, as the implicit mass-spring
+	// tutorial the project started from uses).
 	JacobiIterations int
 	// Chebyshev enables Chebyshev acceleration of the implicit solver's
 	// Jacobi iterations (Wang 2015).

@@ -81,7 +81,7 @@ type halfEdge struct {
 
 // NewTopology builds the topology of numVerts vertices joined by tris. The
 // unique edges are found by sorting the 3·len(tris) half-edges by vertex
-// pair (seed 003; Müller, Ten Minute Physics). It returns a *TopologyError
+// pair (Müller, Ten Minute Physics). It returns a *TopologyError
 // for a vertex id outside 0..numVerts-1 or a triangle that repeats a vertex.
 func NewTopology(numVerts int, tris [][3]int32) (*Topology, error) {
 	if numVerts < 0 || numVerts > math.MaxInt32 {

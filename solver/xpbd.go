@@ -195,27 +195,14 @@ func (x *XPBD) step(k, n int, t, dt float64) {
 			if x.bendEach() {
 				x.runBlocks(x.sl.bendActCol, x.sl.bendAct, x.fnBendBlk)
 			}
-			if len(m.volumes) > 0 {
-				m.projectVolumes(x.s.Pos, x.volGrad, t+dt)
-			}
-			if len(p.Seams) > 0 {
-				m.projectSeams(x.s.Pos, t+dt)
-			}
-			continue
-		}
-		if x.graph == nil || x.pool.Coarse() || !x.runGraph() {
+		} else if x.graph == nil || x.pool.Coarse() || !x.runGraph() {
 			x.runLimits()
 			x.runColours(m.stretch.colours, x.fnStr)
 			if x.bendEach() {
 				x.runColours(m.bend.colours, x.fnBend)
 			}
 		}
-		if len(m.volumes) > 0 {
-			m.projectVolumes(x.s.Pos, x.volGrad, t+dt)
-		}
-		if len(p.Seams) > 0 {
-			m.projectSeams(x.s.Pos, t+dt)
-		}
+		x.projectWhole(t + dt)
 	}
 	x.pool.Run(len(m.tetherV), x.fnTeth)
 	x.collide(t, dt)
@@ -527,6 +514,19 @@ func updateVelocity(pos, prev, vel, acc []vec.Vec3, w []float64, dt float64, las
 			out[i] = v
 		}
 		vel[i] = v
+	}
+}
+
+// projectWhole projects the constraints that span whole pieces at time t,
+// serially after the fabric's own: each closed piece's volume
+// (volume.go), then the seams (sewing.go).
+func (x *XPBD) projectWhole(t float64) {
+	m := x.m
+	if len(m.volumes) > 0 {
+		m.projectVolumes(x.s.Pos, x.volGrad, t)
+	}
+	if len(m.Params.Seams) > 0 {
+		m.projectSeams(x.s.Pos, t)
 	}
 }
 
