@@ -28,8 +28,8 @@ var farmDir = filepath.Join("..", "..", "docs", "farm")
 
 // writeFarmScenes writes 9 small scenes into dir/scenes (three in a
 // subfolder): cloths of 16² to 32² vertices hanging from one edge for 30 to
-// 110 frames, each baking in about a second or less.
-func writeFarmScenes(t *testing.T, dir string) {
+// 110 frames times long, each baking in about a second or less at long 1.
+func writeFarmScenes(t *testing.T, dir string, long int) {
 	t.Helper()
 	sizes := []int{16, 24, 32}
 	for _, g := range sizes {
@@ -42,7 +42,7 @@ func writeFarmScenes(t *testing.T, dir string) {
 		}
 		os.MkdirAll(filepath.Join(dir, sub), 0o755)
 		body := fmt.Sprintf(`{"input": "%sgrid%d.obj", "frames": %d, "output": ["s%d.pc2", "s%d.mdd"], "threads": 1,
- "pins": [{"box": [-1, 0.9, -0.6, 1, 1.1, -0.49]}]}`, up, sizes[k%3], 30+10*k, k, k)
+ "pins": [{"box": [-1, 0.9, -0.6, 1, 1.1, -0.49]}]}`, up, sizes[k%3], long*(30+10*k), k, k)
 		if err := os.WriteFile(filepath.Join(dir, sub, fmt.Sprintf("s%d.json", k)), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -51,10 +51,10 @@ func writeFarmScenes(t *testing.T, dir string) {
 
 // farmReference bakes the farm scenes on one machine, -j 1, and returns
 // their outputs.
-func farmReference(t *testing.T) map[string]string {
+func farmReference(t *testing.T, long int) map[string]string {
 	t.Helper()
 	ref := t.TempDir()
-	writeFarmScenes(t, ref)
+	writeFarmScenes(t, ref, long)
 	if code, _, errOut := runBin(t, ref, "bake", "scenes", "-r", "-j", "1"); code != 0 {
 		t.Fatalf("one-machine bake: exit %d: %s", code, errOut)
 	}
@@ -324,11 +324,11 @@ func summaryFiles(dir string) []string {
 // bake again.
 func TestSlurmArray(t *testing.T) {
 	c := startSlurm(t)
-	want := farmReference(t)
+	want := farmReference(t, 1)
 
 	// round 1: the whole batch
 	dir := t.TempDir()
-	writeFarmScenes(t, dir)
+	writeFarmScenes(t, dir, 1)
 	c.wait(c.submit(dir))
 	code, m := mergeSummaries(t, dir, summaryFiles(dir)...)
 	checkComplete(t, "first array", code, m)
@@ -344,9 +344,12 @@ func TestSlurmArray(t *testing.T) {
 	}
 	sameOutputs(t, "first array", filepath.Join(dir, "scenes"), want)
 
-	// round 2: cancel task 1 once it finished its first job
+	// round 2: cancel task 1 once it finished its first job; the scenes
+	// bake 4 times as many frames, so the cancel lands mid-bake (about a
+	// second per job on a fast machine, far more than scancel takes)
+	want = farmReference(t, 4)
 	dir = t.TempDir()
-	writeFarmScenes(t, dir)
+	writeFarmScenes(t, dir, 4)
 	id := c.submit(dir)
 	log := filepath.Join(dir, "task-1.log")
 	deadline := time.Now().Add(120 * time.Second)
@@ -366,6 +369,7 @@ func TestSlurmArray(t *testing.T) {
 	c.wait(id)
 	b, _ := os.ReadFile(log)
 	doneAtKill := strings.Count(string(b), ": done in")
+	t.Logf("task 1 cancelled after %d of its %d jobs; jobs per shard %v", doneAtKill, perShard[1], perShard)
 	if doneAtKill >= perShard[1] {
 		t.Fatalf("task 1 finished before scancel (%d of its %d jobs done):\n%s", doneAtKill, perShard[1], b)
 	}
@@ -416,9 +420,9 @@ func TestOpenJDTemplate(t *testing.T) {
 	if out, err := exec.Command(openjd, "check", tmpl).CombinedOutput(); err != nil {
 		t.Fatalf("openjd check: %v\n%s", err, out)
 	}
-	want := farmReference(t)
+	want := farmReference(t, 1)
 	dir := t.TempDir()
-	writeFarmScenes(t, dir)
+	writeFarmScenes(t, dir, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, openjd, "run", tmpl, "--step", "Merge", "--run-dependencies",
@@ -492,9 +496,9 @@ func TestKubernetesIndexedJob(t *testing.T) {
 		len(ctr.Command) != 2 || ctr.Command[0] != "sh" {
 		t.Fatalf("the container does not bake shard $JOB_COMPLETION_INDEX of SHARDS = completions (%d): env %v, command %q %q", s.Completions, env, ctr.Command, script)
 	}
-	want := farmReference(t)
+	want := farmReference(t, 1)
 	data := t.TempDir()
-	writeFarmScenes(t, data)
+	writeFarmScenes(t, data, 1)
 	script = strings.ReplaceAll(script, "/data/", data+"/")
 	for i := 0; i < s.Completions; i++ {
 		cmd := exec.Command("sh", "-c", script)
@@ -548,9 +552,9 @@ func TestFlamencoJobType(t *testing.T) {
 	if err != nil {
 		t.Fatal("node is not installed: ./test.sh needs Node.js (npm) for the glTF validator too")
 	}
-	want := farmReference(t)
+	want := farmReference(t, 1)
 	dir := t.TempDir()
-	writeFarmScenes(t, dir)
+	writeFarmScenes(t, dir, 1)
 	settings := fmt.Sprintf(`{"batch": %q, "shards": 3, "summaries": %q, "drape": %q}`,
 		filepath.Join(dir, "scenes"), filepath.Join(dir, "summaries"), drapeBin)
 	out, err := exec.Command(node, "-e", flamencoStub, "--", filepath.Join(farmDir, "flamenco", "drape-bake.js"), settings).CombinedOutput()
