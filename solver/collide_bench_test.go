@@ -3,6 +3,7 @@ package solver
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
 // BenchmarkHeap measures one frame of the heap scene (an n x n cloth of
@@ -62,4 +63,61 @@ func benchHeap(b *testing.B, n int, self bool, warm int) {
 		// leaks show next to the speed (not timed)
 		b.ReportMetric(float64(worst), "intersections")
 	})
+}
+
+// BenchmarkSelfRebuild measures one full rebuild of the self-collision
+// neighbour list (refit and traversal) on one thread, in two states:
+//   - sphere: the 64 x 64 sphere drape at frame 20, while the cloth wraps
+//     the sphere in folds, the rebuild that dominates that phase's frames;
+//   - heap: the 64 x 64 heap of BenchmarkHeap at frame 14, crumpling,
+//     where half the vertices move more than 0.3 x thickness a substep
+//     relative to the others and the list is rebuilt every substep (see
+//     selfSkinOwn). Its substep-s metric is how many substeps of that
+//     heap without self-collision (one thread) one such rebuild costs.
+func BenchmarkSelfRebuild(b *testing.B) {
+	b.Run("sphere", func(b *testing.B) {
+		m, s, x, cs := sphereDrape(b, 64, 1)
+		benchRebuild(b, frameStepper(b, m, s, x, cs), x, 20)
+	})
+	b.Run("heap", func(b *testing.B) {
+		sc := verticalDrop(64)
+		p := DefaultParams()
+		p.Threads = 1
+		// the same heap without self-collision, timed over the same frames
+		m := newModel(b, sc.pos, sc.tris, nil, p)
+		s := NewState(m)
+		off := frameStepper(b, m, s, NewXPBD(m), sc.cs)
+		for range 14 {
+			off()
+		}
+		t0 := time.Now()
+		for range 8 {
+			off()
+		}
+		perSubstep := time.Since(t0).Seconds() / float64(8*p.Substeps)
+		p.SelfCollision = true
+		m = newModel(b, sc.pos, sc.tris, nil, p)
+		s = NewState(m)
+		x := NewXPBD(m)
+		benchRebuild(b, frameStepper(b, m, s, x, sc.cs), x, 14)
+		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/perSubstep, "substep-s")
+	})
+}
+
+// benchRebuild steps warm frames, then times full rebuilds of x's
+// neighbour list, which must list the same pairs each time.
+func benchRebuild(b *testing.B, step func(), x *XPBD, warm int) {
+	for range warm {
+		step()
+	}
+	sc := x.col.self
+	n := sc.Rebuild()
+	b.ResetTimer()
+	for range b.N {
+		if m := sc.Rebuild(); m != n {
+			b.Fatalf("the list changed between rebuilds: %d pairs, then %d", n, m)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(n), "pairs")
 }
