@@ -106,8 +106,8 @@ func wrapAngle(a float64) float64 {
 }
 
 // solveDihedral projects the bending constraint C = θ - rest (Müller et al.
-// 2007, §4.2 and appendix; seed 004) with compliance alphaT (already divided
-// by dt²) for the hinge x[0]-x[1] with opposite vertices x[2], x[3].
+// 2007, §4.2 and appendix) with compliance alphaT (already divided by dt²)
+// for the hinge x[0]-x[1] with opposite vertices x[2], x[3].
 func solveDihedral(x [4]vec.Vec3, w [4]float64, rest, alphaT, lambda float64) (dx [4]vec.Vec3, dlambda float64) {
 	theta, g, ok := dihedralGrad(x[0], x[1], x[2], x[3])
 	if !ok {
@@ -241,7 +241,7 @@ func atanPoly(t float64) float64 {
 const dihedralBatch = 16
 
 // projectDihedrals projects the bending constraints C = θ - rest
-// (Müller et al. 2007, §4.2 and appendix; seed 004) of the hinges vs in
+// (Müller et al. 2007, §4.2 and appendix) of the hinges vs in
 // place (rest angles rest, compliances al·inv, inv = 1/dt²): it is
 // solveDihedral (same angle, Bridson gradient and degeneracy test) written
 // in scalars, with the gradient norms taken in closed form:
