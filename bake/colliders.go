@@ -263,12 +263,9 @@ func colliderReadOptions(sc *Scene, cs ColliderSpec) meshio.ReadOptions {
 	if cs.Scale > 0 {
 		opt.Scale = cs.Scale
 	}
-	up := sc.Up
-	if cs.Up != "" {
-		up = cs.Up
-	}
-	if up == "z" {
-		opt.Up = meshio.AxisZ
+	opt.Up = sc.Up
+	if cs.Up != 0 {
+		opt.Up = cs.Up
 	}
 	return opt
 }

@@ -101,10 +101,29 @@ type PieceStats struct {
 	Genus int `json:"genus"`
 }
 
-// Inspect reads every mesh of the file at path (opt.AllMeshes is forced),
-// welds it with wopt and builds its topology.
-func Inspect(path string, opt meshio.ReadOptions, wopt meshio.WeldOptions) (*InspectReport, error) {
-	opt.AllMeshes = true
+// InspectOptions say how Inspect reads a mesh file.
+type InspectOptions struct {
+	// Up is the up axis of an OBJ or STL file.
+	Up Axis
+	// Scale multiplies every coordinate (0.01 for centimetres).
+	Scale float64
+	// Weld is the weld tolerance relative to the mesh's size (0 welds
+	// exactly equal positions only).
+	Weld float64
+}
+
+// DefaultInspectOptions returns Y-up, metres and the weld tolerance of a
+// bake.
+func DefaultInspectOptions() InspectOptions {
+	return InspectOptions{Up: AxisY, Scale: 1, Weld: meshio.DefaultWeldOptions().Tolerance}
+}
+
+// Inspect reads every mesh of the file at path, welds it and builds its
+// topology.
+func Inspect(path string, o InspectOptions) (*InspectReport, error) {
+	opt := meshio.DefaultReadOptions()
+	opt.Up, opt.Scale, opt.AllMeshes = o.Up, o.Scale, true
+	wopt := meshio.WeldOptions{Tolerance: o.Weld}
 	m, err := meshio.Read(path, opt)
 	if err != nil {
 		return nil, err

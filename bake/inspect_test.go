@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/drape-sim/drape/meshio"
 )
 
 var updateInspect = flag.Bool("update", false, "rewrite the inspect golden files")
@@ -28,7 +26,7 @@ func TestInspectGolden(t *testing.T) {
 	for _, name := range inspectGolden {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.ToSlash(filepath.Join("testdata", "inspect", name))
-			r, err := Inspect(path, meshio.DefaultReadOptions(), meshio.DefaultWeldOptions())
+			r, err := Inspect(path, DefaultInspectOptions())
 			if err != nil {
 				t.Fatalf("Inspect(%s): %v", name, err)
 			}
@@ -55,7 +53,7 @@ func TestInspectGolden(t *testing.T) {
 }
 
 func TestInspectText(t *testing.T) {
-	r, err := Inspect("testdata/inspect/TwoCubes.glb", meshio.DefaultReadOptions(), meshio.DefaultWeldOptions())
+	r, err := Inspect("testdata/inspect/TwoCubes.glb", DefaultInspectOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +126,7 @@ var corpusTopology = []struct {
 func TestInspectCorpus(t *testing.T) {
 	for _, c := range corpusTopology {
 		t.Run(c.file, func(t *testing.T) {
-			r, err := Inspect(filepath.Join(corpusDir, filepath.FromSlash(c.file)), meshio.DefaultReadOptions(), meshio.WeldOptions{Tolerance: 0})
+			r, err := Inspect(filepath.Join(corpusDir, filepath.FromSlash(c.file)), InspectOptions{Up: AxisY, Scale: 1, Weld: 0})
 			if err != nil {
 				t.Fatalf("Inspect(%s): %v", c.file, err)
 			}
@@ -164,7 +162,7 @@ func TestInspectCorpus(t *testing.T) {
 		})
 	}
 	// the Box: 8 V, 18 E, 12 F, genus 0
-	r, err := Inspect(filepath.Join(corpusDir, "gltf/Box/Box.gltf"), meshio.DefaultReadOptions(), meshio.DefaultWeldOptions())
+	r, err := Inspect(filepath.Join(corpusDir, "gltf/Box/Box.gltf"), DefaultInspectOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +177,7 @@ func TestInspectErrors(t *testing.T) {
 		{"invalid/degenerate_mesh.obj", "degenerate"},
 		{"invalid/empty.obj", "no vertices"},
 	} {
-		_, err := Inspect(filepath.Join(corpusDir, c.file), meshio.DefaultReadOptions(), meshio.DefaultWeldOptions())
+		_, err := Inspect(filepath.Join(corpusDir, c.file), DefaultInspectOptions())
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), filepath.Base(c.file)) {
 			t.Errorf("Inspect(%s) error = %v, want one naming the file and %q", c.file, err, c.want)
 		}

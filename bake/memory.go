@@ -75,7 +75,7 @@ func (j *Job) memoryEstimate() int64 {
 	tris := int64(len(j.Welded.Triangles))
 	perFrame := sim*bytesPerSimVertex + render*bytesPerRenderVertex
 	for _, p := range j.outputPaths() {
-		if k, _ := OutputKind(p); k != "glb" && k != "gltf" {
+		if k, _ := ParseOutputKind(p); k != OutputGLB && k != OutputGLTF {
 			perFrame += max(render, int64(j.Mesh.SourceVertices)) * bytesPerCacheVertex
 			break
 		}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/drape-sim/drape/internal/testtool"
 	"github.com/drape-sim/drape/internal/vec"
-	"github.com/drape-sim/drape/meshio"
 	"github.com/drape-sim/drape/render"
 )
 
@@ -125,7 +124,7 @@ func TestAnimatedNodeColliderLiftsCloth(t *testing.T) {
 // nodes and the animation each follows.
 func TestInspectListsColliderNodes(t *testing.T) {
 	for _, animate := range []bool{true, false} {
-		r, err := Inspect(writeRisingBall(t, animate), meshio.DefaultReadOptions(), meshio.DefaultWeldOptions())
+		r, err := Inspect(writeRisingBall(t, animate), DefaultInspectOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +192,7 @@ func TestBlenderAnimatedColliderGLB(t *testing.T) {
 func TestBlenderSkinnedColliderGLB(t *testing.T) {
 	glb := filepath.Join(t.TempDir(), "skinned.glb")
 	testtool.Blender(t, "tools/blender/collider_glb.py", glb, "skinned")
-	r, err := Inspect(glb, meshio.DefaultReadOptions(), meshio.DefaultWeldOptions())
+	r, err := Inspect(glb, DefaultInspectOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

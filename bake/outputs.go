@@ -157,7 +157,7 @@ func (j *Job) checkOutputs() error {
 	}
 	seen := map[string]string{}
 	for _, p := range j.outputPaths() {
-		kind, err := OutputKind(p)
+		kind, err := ParseOutputKind(p)
 		if err != nil {
 			return badInput(fmt.Errorf("output %s: %w", p, err), "")
 		}
@@ -168,7 +168,7 @@ func (j *Job) checkOutputs() error {
 		seen[rp] = p
 		for i, in := range realIns {
 			same := in == rp
-			if kind == "objseq" {
+			if kind == OutputOBJSeq {
 				same = within(in, rp)
 			} else if !same {
 				a, e1 := os.Stat(rp)
@@ -177,14 +177,14 @@ func (j *Job) checkOutputs() error {
 			}
 			if same {
 				what := "is"
-				if kind == "objseq" {
+				if kind == OutputOBJSeq {
 					what = "would replace the folder of"
 				}
 				return badInput(fmt.Errorf("output %s %s the input %s: the bake would destroy it", p, what, ins[i]),
 					"write the output elsewhere, e.g. -o "+suggestOutput(ins[i]))
 			}
 		}
-		if kind == "objseq" {
+		if kind == OutputOBJSeq {
 			if err := checkReplaceable(filepath.Clean(p)); err != nil {
 				return err
 			}

@@ -79,9 +79,7 @@ func inputReadOptions(sc *Scene) meshio.ReadOptions {
 	ropt := meshio.DefaultReadOptions()
 	ropt.Scale = sc.Scale
 	ropt.MeshName = sc.Mesh
-	if sc.Up == "z" {
-		ropt.Up = meshio.AxisZ
-	}
+	ropt.Up = sc.Up
 	return ropt
 }
 

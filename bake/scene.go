@@ -2,6 +2,7 @@ package bake
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,7 +23,7 @@ import (
 type Scene struct {
 	Input         string         `json:"input"`
 	Mesh          string         `json:"mesh,omitempty"`
-	Up            string         `json:"up,omitempty"`
+	Up            Axis           `json:"up,omitempty"`
 	Scale         float64        `json:"scale,omitempty"`
 	Output        Outputs        `json:"output,omitempty"`
 	Frames        int            `json:"frames,omitempty"`
@@ -183,7 +184,7 @@ type ColliderSpec struct {
 	Rounding  float64     `json:"rounding,omitempty"`
 	Path      string      `json:"path,omitempty"`
 	Cache     string      `json:"cache,omitempty"`
-	Up        string      `json:"up,omitempty"`
+	Up        Axis        `json:"up,omitempty"`
 	Scale     float64     `json:"scale,omitempty"`
 	Friction  *float64    `json:"friction,omitempty"`
 	Thickness float64     `json:"thickness,omitempty"`
@@ -213,7 +214,7 @@ type WindKeySpec struct {
 // flags beyond the input.
 func DefaultScene() *Scene {
 	return &Scene{
-		Up:        "y",
+		Up:        AxisY,
 		Scale:     1,
 		Frames:    120,
 		FPS:       24,
@@ -369,12 +370,22 @@ func lineCol(data []byte, off int64) (int, int) {
 	return line, col
 }
 
+var textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+
 // checkKeys walks decoded JSON against the Go type it will decode into and
 // reports the first unknown key with its full path ("colliders[1].raduis"),
-// in sorted key order so the message is stable.
+// in sorted key order so the message is stable, and the first value a
+// typed kind refuses ("colliders[0].up": "x").
 func checkKeys(v any, t reflect.Type, path string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if s, ok := v.(string); ok && reflect.PointerTo(t).Implements(textUnmarshaler) {
+		// a typed kind ("up": "z"): name the key of a value it refuses
+		if err := reflect.New(t).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
+			return fmt.Errorf("%s = %q: %v", path, s, err)
+		}
+		return nil
 	}
 	switch x := v.(type) {
 	case map[string]any:
@@ -504,8 +515,8 @@ func (s *Scene) Validate() error {
 	if s.Input == "" {
 		return s.rangeError("input", `""`, "required: the cloth mesh (.glb, .gltf, .obj or .stl)")
 	}
-	if s.Up != "y" && s.Up != "z" {
-		return s.rangeError("up", strconv.Quote(s.Up), `must be "y" or "z"`)
+	if s.Up != AxisY && s.Up != AxisZ {
+		return s.rangeError("up", s.Up, `must be "y" or "z"`)
 	}
 	if !(s.Scale > 0) || !finite(s.Scale) {
 		return s.rangeError("scale", s.Scale, "must be a number > 0 (0.01 for centimetres, 0.1 for decimetres)")
@@ -573,7 +584,7 @@ func (s *Scene) Validate() error {
 		return s.rangeError("max_error", s.MaxError, `exact targets (morph_targets "all") have no error to bound: drop one of the two`)
 	}
 	for i, o := range s.Output {
-		if _, err := OutputKind(o); err != nil {
+		if _, err := ParseOutputKind(o); err != nil {
 			return s.rangeError(fmt.Sprintf("output[%d]", i), strconv.Quote(o), err.Error())
 		}
 	}
@@ -802,8 +813,8 @@ func (c *ColliderSpec) validate(s *Scene, key string) error {
 		if c.Path == "" {
 			err = s.rangeError(key+".path", `""`, "a mesh collider needs path (a closed mesh file)")
 		}
-		if err == nil && c.Up != "" && c.Up != "y" && c.Up != "z" {
-			err = s.rangeError(key+".up", strconv.Quote(c.Up), `must be "y" or "z"`)
+		if err == nil && c.Up != 0 && c.Up != AxisY && c.Up != AxisZ {
+			err = s.rangeError(key+".up", c.Up, `must be "y" or "z"`)
 		}
 		if err == nil && (c.Scale < 0 || !finite(c.Scale)) {
 			err = s.rangeError(key+".scale", c.Scale, "must be > 0 (0 = the scene's scale)")
@@ -867,34 +878,4 @@ func (w *WindSpec) validate(s *Scene, key string) error {
 		}
 	}
 	return nil
-}
-
-// OutputKind classifies an output path by its ending: "glb", "gltf", "pc2",
-// "mdd", "usda" (.usda, or .usd holding the text format), "usdc", or
-// "objseq" for a folder (a path ending in a separator or with no
-// extension).
-func OutputKind(path string) (string, error) {
-	if path == "" {
-		return "", errors.New("empty path")
-	}
-	if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) {
-		return "objseq", nil
-	}
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".glb":
-		return "glb", nil
-	case ".gltf":
-		return "gltf", nil
-	case ".pc2":
-		return "pc2", nil
-	case ".mdd":
-		return "mdd", nil
-	case ".usda", ".usd":
-		return "usda", nil
-	case ".usdc":
-		return "usdc", nil
-	case "":
-		return "objseq", nil
-	}
-	return "", fmt.Errorf("unknown output type %q: use .glb, .gltf, .pc2, .mdd, .usda, .usd, .usdc or a folder/ for an OBJ sequence", filepath.Ext(path))
 }

@@ -42,6 +42,9 @@ func TestParseSceneErrors(t *testing.T) {
 		{"sewing range", `{"input": "a.obj", "sewing": -1}`, []string{"sewing = -1", "(0, 100]"}},
 		{"volume range", `{"input": "a.obj", "volume": 20}`, []string{"volume = 20", "(0, 10]"}},
 		{"volume solver", `{"input": "a.obj", "volume": 1, "solver": "verlet"}`, []string{"volume = 1", "xpbd solver only"}},
+		{"bad up", `{"input": "a.obj", "up": "x"}`, []string{`up = "x"`, `"y" or "z"`}},
+		{"bad collider up", `{"input": "a.obj", "colliders": [{"type": "mesh", "path": "b.obj", "up": "-z"}]}`, []string{`colliders[0].up = "-z"`, `"y" or "z"`}},
+		{"up not a string", `{"input": "a.obj", "up": 2}`, []string{"up"}},
 		{"region preset", `{"input": "a.obj", "regions": [{"piece": 0, "fabric": {"preset": "tweed"}}]}`, []string{"regions[0].fabric.preset", "denim"}},
 	}
 	for _, c := range cases {
@@ -68,7 +71,7 @@ func TestParseSceneDefaultsAndPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sc.Frames != 120 || sc.FPS != 24 || sc.Solver != "xpbd" || sc.Up != "y" || sc.Scale != 1 {
+	if sc.Frames != 120 || sc.FPS != 24 || sc.Solver != "xpbd" || sc.Up != AxisY || sc.Scale != 1 {
 		t.Errorf("defaults = frames %d fps %g solver %s up %s scale %g, want 120 24 xpbd y 1", sc.Frames, sc.FPS, sc.Solver, sc.Up, sc.Scale)
 	}
 	if got := sc.Resolve(sc.Input); got != "scenes/cloth.obj" {

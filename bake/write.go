@@ -14,9 +14,9 @@ import (
 
 // OutputInfo describes one written output.
 type OutputInfo struct {
-	Path  string `json:"path"`
-	Kind  string `json:"kind"`
-	Bytes int64  `json:"bytes"`
+	Path  string     `json:"path"`
+	Kind  OutputKind `json:"kind"`
+	Bytes int64      `json:"bytes"`
 	// UnquantizedBytes is the size the glTF would have without --quantize
 	// (0 when not quantized), so the saving can be reported.
 	UnquantizedBytes int64 `json:"unquantized_bytes,omitempty"`
@@ -42,7 +42,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // change.
 func (j *Job) toFile(p vec.Vec3) vec.Vec3 {
 	p = p.Scale(1 / j.Scene.Scale)
-	if j.Scene.Up == "z" {
+	if j.Scene.Up == AxisZ {
 		return vec.V(p.X, -p.Z, p.Y)
 	}
 	return p
@@ -74,7 +74,7 @@ func (j *Job) Write(ctx context.Context, rec *Recording) ([]OutputInfo, error) {
 		if err := ctx.Err(); err != nil {
 			return fail(err)
 		}
-		kind, err := OutputKind(p)
+		kind, err := ParseOutputKind(p)
 		if err != nil {
 			return fail(badInput(fmt.Errorf("output %s: %w", p, err), ""))
 		}
@@ -82,22 +82,22 @@ func (j *Job) Write(ctx context.Context, rec *Recording) ([]OutputInfo, error) {
 		var plain, exact int64
 		var morph *meshio.MorphInfo
 		switch kind {
-		case "glb", "gltf":
+		case OutputGLB, OutputGLTF:
 			var mi meshio.MorphInfo
 			s, err = stageFile(p, func(w io.Writer) (err error) {
-				mi, err = j.writeGLTF(w, rec, render, kind == "glb", j.Scene.Quantize, false)
+				mi, err = j.writeGLTF(w, rec, render, kind == OutputGLB, j.Scene.Quantize, false)
 				return err
 			})
 			morph = &mi
 			if err == nil && j.Scene.Quantize {
 				var cw countingWriter
-				if _, err = j.writeGLTF(&cw, rec, render, kind == "glb", false, false); err == nil {
+				if _, err = j.writeGLTF(&cw, rec, render, kind == OutputGLB, false, false); err == nil {
 					plain = cw.n
 				}
 			}
 			if err == nil && mi.Compressed {
 				var cw countingWriter
-				if _, err = j.writeGLTF(&cw, rec, render, kind == "glb", j.Scene.Quantize, true); err == nil {
+				if _, err = j.writeGLTF(&cw, rec, render, kind == OutputGLB, j.Scene.Quantize, true); err == nil {
 					exact = cw.n
 				}
 				if !mi.BoundMet {
@@ -105,17 +105,17 @@ func (j *Job) Write(ctx context.Context, rec *Recording) ([]OutputInfo, error) {
 						p, mi.Targets, 1e3*mi.MaxError, 1e3*mi.Bound)
 				}
 			}
-		case "pc2", "mdd":
+		case OutputPC2, OutputMDD:
 			frames := j.sourceFrames(render)
 			s, err = stageFile(p, func(w io.Writer) error {
-				if kind == "pc2" {
+				if kind == OutputPC2 {
 					return meshio.WritePC2(w, frames, float64(rec.Frames[0]), float64(j.Scene.FrameStep))
 				}
 				return meshio.WriteMDD(w, frames, j.times(rec))
 			})
-		case "usda", "usdc":
-			s, err = stageFile(p, func(w io.Writer) error { return j.writeUSD(w, rec, kind == "usdc") })
-		case "objseq":
+		case OutputUSDA, OutputUSDC:
+			s, err = stageFile(p, func(w io.Writer) error { return j.writeUSD(w, rec, kind == OutputUSDC) })
+		case OutputOBJSeq:
 			s, err = stageDir(p, func(dir string) error { return j.writeOBJSeq(dir, rec, render) })
 		}
 		if err != nil {

@@ -3,6 +3,7 @@ package meshio
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/drape-sim/drape/internal/vec"
 )
@@ -43,6 +44,47 @@ const (
 	AxisY            // Y is up, as in glTF: coordinates are used as they are
 	AxisZ            // Z is up, as in Blender and most CAD: (x, y, z) becomes (x, z, -y)
 )
+
+// String returns the axis' name in scene files and flags: "y" or "z"
+// ("invalid" for the zero value).
+func (a Axis) String() string {
+	switch a {
+	case AxisY:
+		return "y"
+	case AxisZ:
+		return "z"
+	}
+	return "invalid"
+}
+
+// ParseAxis parses "y" or "z" (case-insensitive).
+func ParseAxis(s string) (Axis, error) {
+	switch strings.ToLower(s) {
+	case "y":
+		return AxisY, nil
+	case "z":
+		return AxisZ, nil
+	}
+	return AxisInvalid, errors.New(`must be "y" or "z"`)
+}
+
+// MarshalText writes the axis' name; the zero value is an error.
+func (a Axis) MarshalText() ([]byte, error) {
+	if a != AxisY && a != AxisZ {
+		return nil, fmt.Errorf("invalid axis %d", int(a))
+	}
+	return []byte(a.String()), nil
+}
+
+// UnmarshalText parses "y" or "z".
+func (a *Axis) UnmarshalText(b []byte) error {
+	v, err := ParseAxis(string(b))
+	if err != nil {
+		return err
+	}
+	*a = v
+	return nil
+}
 
 // ReadOptions says how to interpret a file. The zero value is not valid; start
 // from DefaultReadOptions.

@@ -146,7 +146,11 @@ func applyFlags(c *cli.Context, sc *bake.Scene) error {
 		sc.Solver = c.String("solver")
 	}
 	if c.IsSet("up") {
-		sc.Up = c.String("up")
+		up, err := bake.ParseAxis(c.String("up"))
+		if err != nil {
+			return usagef("--up %q: %v", c.String("up"), err)
+		}
+		sc.Up = up
 	}
 	if c.IsSet("mesh") {
 		sc.Mesh = c.String("mesh")

@@ -9,7 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/drape-sim/drape/bake"
-	"github.com/drape-sim/drape/meshio"
 )
 
 func inspectCommand() *cli.Command {
@@ -31,23 +30,20 @@ func inspectCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usagef("inspect: want one mesh file, got %d arguments", c.NArg())
 			}
-			opt := meshio.DefaultReadOptions()
-			switch c.String("up") {
-			case "y":
-			case "z":
-				opt.Up = meshio.AxisZ
-			default:
-				return usagef("--up %q: must be y or z", c.String("up"))
+			opt := bake.DefaultInspectOptions()
+			up, err := bake.ParseAxis(c.String("up"))
+			if err != nil {
+				return usagef("--up %q: %v", c.String("up"), err)
 			}
+			opt.Up = up
 			opt.Scale = c.Float64("scale")
 			if !(opt.Scale > 0) {
 				return usagef("--scale %g: must be > 0", opt.Scale)
 			}
-			wopt := meshio.DefaultWeldOptions()
 			if c.IsSet("weld") {
-				wopt.Tolerance = c.Float64("weld")
+				opt.Weld = c.Float64("weld")
 			}
-			rep, err := bake.Inspect(c.Args().First(), opt, wopt)
+			rep, err := bake.Inspect(c.Args().First(), opt)
 			if err != nil {
 				return &bake.Error{Code: bake.ExitBadInput, Err: err}
 			}
