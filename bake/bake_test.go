@@ -247,8 +247,8 @@ func TestTrappedClothStopsWithError(t *testing.T) {
 	sc.Output = []string{filepath.Join(dir, "out.glb")}
 	// y >= 0.01 and y <= -0.01: no position is outside both planes.
 	sc.Colliders = []ColliderSpec{
-		{Type: "plane", Normal: &[3]float64{0, 1, 0}, Offset: 0.01},
-		{Type: "plane", Normal: &[3]float64{0, -1, 0}, Offset: 0.01},
+		{Type: ColliderPlane, Normal: &[3]float64{0, 1, 0}, Offset: 0.01},
+		{Type: ColliderPlane, Normal: &[3]float64{0, -1, 0}, Offset: 0.01},
 	}
 	_, err := Run(context.Background(), sc, Options{})
 	if ExitCode(err) != ExitBadInput || !strings.Contains(err.Error(), "cannot be pushed out") {

@@ -2,7 +2,6 @@ package bake
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/drape-sim/drape/internal/vec"
 	"github.com/drape-sim/drape/meshio"
@@ -122,56 +121,21 @@ func nodeKeys(n meshio.ColliderNode) ([]sdf.Key, error) {
 	return keys, nil
 }
 
-// fitNodeShape fits the node's kind of shape to its local bounds (and for
-// a cone, to the radii at its two ends along local Y).
+// fitNodeShape fits the node's kind of shape to its mesh in its own space
+// (colliderKinds), then moves it by the node's world transform. A plane
+// is moved as a plane (its normal and a point on it), and a mesh collider
+// is the node's mesh in world space.
 func fitNodeShape(n meshio.ColliderNode) (sdf.SDF, error) {
-	lo, hi := n.LocalMin, n.LocalMax
-	c := lo.Add(hi).Scale(0.5)
-	h := hi.Sub(lo).Scale(0.5)
-	var local sdf.SDF
-	switch n.Kind {
-	case "sphere":
-		local = sdf.Sphere{Center: c, Radius: math.Max(h.X, math.Max(h.Y, h.Z))}
-	case "capsule":
-		ax := 0
-		for i := 1; i < 3; i++ {
-			if h.Get(i) > h.Get(ax) {
-				ax = i
-			}
-		}
-		r := 0.0
-		for i := 0; i < 3; i++ {
-			if i != ax {
-				r = math.Max(r, h.Get(i))
-			}
-		}
-		d := [3]float64{}
-		d[ax] = math.Max(h.Get(ax)-r, 0)
-		off := vec.V(d[0], d[1], d[2])
-		local = sdf.Capsule{A: c.Sub(off), B: c.Add(off), Radius: r}
-	case "cone":
-		ra, rb := h.X, h.X
-		if len(n.Local) > 0 {
-			ra, rb = 0, 0
-			tol := 1e-3 * (hi.Y - lo.Y)
-			for _, p := range n.Local {
-				rad := math.Hypot(p.X-c.X, p.Z-c.Z)
-				if p.Y <= lo.Y+tol {
-					ra = math.Max(ra, rad)
-				}
-				if p.Y >= hi.Y-tol {
-					rb = math.Max(rb, rad)
-				}
-			}
-		}
-		local = sdf.CappedCone{A: vec.V(c.X, lo.Y, c.Z), B: vec.V(c.X, hi.Y, c.Z), RA: ra, RB: rb}
-	case "box":
-		local = sdf.Box{Center: c, Half: h}
-	case "plane":
+	k, err := ParseColliderKind(n.Kind)
+	if err != nil {
+		return nil, fmt.Errorf("collider kind %q: %w", n.Kind, err)
+	}
+	switch k {
+	case ColliderPlane:
 		up := n.World.MulDir(vec.V(0, 1, 0)).Normalize()
-		origin := n.World.MulPoint(vec.V(0, hi.Y, 0))
+		origin := n.World.MulPoint(vec.V(0, n.LocalMax.Y, 0))
 		return sdf.Plane{Normal: up, Offset: up.Dot(origin)}, nil
-	case "mesh":
+	case ColliderMesh:
 		pos := make([]vec.Vec3, len(n.Local))
 		for i, p := range n.Local {
 			pos[i] = n.World.MulPoint(p)
@@ -181,8 +145,11 @@ func fitNodeShape(n meshio.ColliderNode) (sdf.SDF, error) {
 			return nil, err
 		}
 		return sdf.NewMesh(w.Positions, w.Triangles)
-	default:
-		return nil, fmt.Errorf("unknown collider kind %q", n.Kind)
+	}
+	spec, _ := k.Fit(FitMesh{Min: n.LocalMin, Max: n.LocalMax, Points: n.Local})
+	local, err := k.kind().shape(nil, "", spec)
+	if err != nil {
+		return nil, err
 	}
 	return sdf.NewTransformed(local, n.World)
 }
@@ -214,24 +181,11 @@ func buildColliders(sc *Scene, friction float64) ([]sdf.Collider, error) {
 }
 
 func colliderShape(sc *Scene, key string, cs ColliderSpec) (sdf.SDF, error) {
-	switch cs.Type {
-	case "sphere":
-		return sdf.Sphere{Center: v3(cs.Center), Radius: cs.Radius}, nil
-	case "capsule":
-		return sdf.Capsule{A: v3(cs.A), B: v3(cs.B), Radius: cs.Radius}, nil
-	case "cone":
-		return sdf.CappedCone{A: v3(cs.A), B: v3(cs.B), RA: cs.RA, RB: cs.RB}, nil
-	case "plane":
-		n := v3(cs.Normal)
-		l := n.Len()
-		return sdf.Plane{Normal: n.Scale(1 / l), Offset: cs.Offset / l}, nil
-	case "box":
-		r := math.Min(cs.Rounding, math.Min(cs.Half[0], math.Min(cs.Half[1], cs.Half[2])))
-		return sdf.Box{Center: v3(cs.Center), Half: v3(cs.Half), Rounding: r}, nil
-	case "mesh":
-		return meshCollider(sc, key, cs)
+	e := cs.Type.kind()
+	if e == nil {
+		return nil, sc.rangeError(key+".type", cs.Type, "must be "+colliderKindList())
 	}
-	return nil, sc.rangeError(key+".type", cs.Type, "must be sphere, capsule, cone, plane, box or mesh")
+	return e.shape(sc, key, cs)
 }
 
 // meshCollider reads and welds a closed mesh file into a signed-distance

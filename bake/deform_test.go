@@ -79,7 +79,7 @@ func TestDeformingMeshColliderLiftsCloth(t *testing.T) {
 		sc.Input = writeGridOBJ(t, dir, 13, 0.6, 0.3)
 		sc.Frames = 25
 		sc.Output = []string{filepath.Join(dir, "out.pc2")}
-		sc.Colliders = []ColliderSpec{{Type: "mesh", Path: obj, Cache: cache}}
+		sc.Colliders = []ColliderSpec{{Type: ColliderMesh, Path: obj, Cache: cache}}
 		if err := sc.Validate(); err != nil {
 			t.Fatal(err)
 		}
@@ -116,9 +116,9 @@ func TestDeformingColliderErrors(t *testing.T) {
 		spec ColliderSpec
 		want []string
 	}{
-		{"count", ColliderSpec{Type: "mesh", Path: obj, Cache: short}, []string{"colliders[0].cache", "7 points", "8 vertices"}},
-		{"missing", ColliderSpec{Type: "mesh", Path: obj, Cache: filepath.Join(dir, "none.pc2")}, []string{"colliders[0].cache", "none.pc2"}},
-		{"keys", ColliderSpec{Type: "mesh", Path: obj, Cache: pc2, Keys: []KeySpec{{Time: 0}}}, []string{"colliders[0].keys", "cache"}},
+		{"count", ColliderSpec{Type: ColliderMesh, Path: obj, Cache: short}, []string{"colliders[0].cache", "7 points", "8 vertices"}},
+		{"missing", ColliderSpec{Type: ColliderMesh, Path: obj, Cache: filepath.Join(dir, "none.pc2")}, []string{"colliders[0].cache", "none.pc2"}},
+		{"keys", ColliderSpec{Type: ColliderMesh, Path: obj, Cache: pc2, Keys: []KeySpec{{Time: 0}}}, []string{"colliders[0].keys", "cache"}},
 	}
 	for _, c := range cases {
 		sc := DefaultScene()
@@ -147,7 +147,7 @@ func TestPreviewDrawsDeformingCollider(t *testing.T) {
 	obj, pc2 := writeGrowingBox(t, dir)
 	sc := DefaultScene()
 	sc.Input = writeGridOBJ(t, dir, 5, 0.6, 0.3)
-	sc.Colliders = []ColliderSpec{{Type: "mesh", Path: obj, Cache: pc2}}
+	sc.Colliders = []ColliderSpec{{Type: ColliderMesh, Path: obj, Cache: pc2}}
 	scene := filepath.Join(dir, "scene.json")
 	data, err := json.Marshal(sc)
 	if err != nil {
@@ -185,7 +185,7 @@ func TestDeformingColliderDeterministic(t *testing.T) {
 		sc.Frames = 25
 		sc.SelfCollision = true
 		sc.Output = []string{filepath.Join(dir, "out.pc2")}
-		sc.Colliders = []ColliderSpec{{Type: "mesh", Path: obj, Cache: pc2}}
+		sc.Colliders = []ColliderSpec{{Type: ColliderMesh, Path: obj, Cache: pc2}}
 		if err := sc.Validate(); err != nil {
 			t.Fatal(err)
 		}

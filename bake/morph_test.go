@@ -28,7 +28,7 @@ func TestCompressedMorphTargetsPlay(t *testing.T) {
 	sc := DefaultScene()
 	sc.Input = writeGridOBJ(t, dir, 64, 1, 0.6)
 	sc.Frames = 300
-	sc.Colliders = []ColliderSpec{{Type: "sphere", Center: &[3]float64{0, 0, 0}, Radius: 0.3}}
+	sc.Colliders = []ColliderSpec{{Type: ColliderSphere, Center: &[3]float64{0, 0, 0}, Radius: 0.3}}
 	if err := sc.Validate(); err != nil {
 		t.Fatal(err)
 	}

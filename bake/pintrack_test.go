@@ -191,8 +191,8 @@ func TestPinsAttachToColliders(t *testing.T) {
 	}
 	cache := writeCache(t, dir, "box.pc2", frames)
 	sc.Colliders = []ColliderSpec{
-		{Type: "mesh", Name: "bar", Path: box, Cache: cache},
-		{Type: "sphere", Name: "ball", Center: &[3]float64{0, 2, 0}, Radius: 0.1,
+		{Type: ColliderMesh, Name: "bar", Path: box, Cache: cache},
+		{Type: ColliderSphere, Name: "ball", Center: &[3]float64{0, 2, 0}, Radius: 0.1,
 			Keys: []KeySpec{{Time: 0}, {Time: 0.5, Translation: &[3]float64{0.3, 0, 0}}}},
 	}
 	sc.Pins = []PinSpec{
@@ -243,7 +243,7 @@ func TestPinsAttachToColliders(t *testing.T) {
 		t.Errorf("warnings %q, want one saying the pins are far from the bar", far.Warnings)
 	}
 	s.Pins = []PinSpec{{Box: sc.Pins[0].Box, Attach: "pole"}}
-	s.Colliders = []ColliderSpec{{Type: "sphere", Name: "still", Center: &[3]float64{0, 2, 0}, Radius: 0.1}}
+	s.Colliders = []ColliderSpec{{Type: ColliderSphere, Name: "still", Center: &[3]float64{0, 2, 0}, Radius: 0.1}}
 	s.Pins[0].Attach = "still"
 	still, err := Prepare(&s, Options{})
 	if err != nil {

@@ -57,7 +57,7 @@ func TestPreflightReports(t *testing.T) {
 	}
 	sc := DefaultScene()
 	sc.Input = writeGridOBJ(t, dir, 11, 1, 0)
-	sc.Colliders = []ColliderSpec{{Type: "sphere", Center: &[3]float64{0, -0.1, 0}, Radius: 0.2}}
+	sc.Colliders = []ColliderSpec{{Type: ColliderSphere, Center: &[3]float64{0, -0.1, 0}, Radius: 0.2}}
 	w := warning(sc, "cloth vertices start inside collider 0")
 	t.Log(w)
 	for _, s := range []string{"9 cloth vertices", "deepest 100.0 mm at vertex 60 (0, 0, 0)", "settle phase"} {

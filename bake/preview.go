@@ -145,12 +145,12 @@ func colliderSurfaces(scenePath string) (func(t float64) ([]render.Surface, erro
 	}
 	var draws []surfaceAt
 	for i, cs := range sc.Colliders {
-		if cs.Type == "plane" {
+		if cs.Type == ColliderPlane {
 			continue // the ground plane stands in for it
 		}
 		key := fmt.Sprintf("colliders[%d]", i)
 		a := &sdf.Animated{Keys: toKeys(cs.Keys)}
-		if cs.Type == "mesh" {
+		if cs.Type == ColliderMesh {
 			m, w, err := readColliderMesh(sc, key, cs)
 			if err != nil {
 				return nil, err

@@ -46,7 +46,7 @@ func TestCertificatePenetrationSite(t *testing.T) {
 		sc.Input = writeGridOBJ(t, dir, 16, 1, 0.6)
 		sc.Frames = 6
 		sc.Pins = []PinSpec{{Indices: []int{0}}}
-		sc.Colliders = []ColliderSpec{{Type: "sphere", Center: &[3]float64{c.X, c.Y, c.Z}, Radius: r}}
+		sc.Colliders = []ColliderSpec{{Type: ColliderSphere, Center: &[3]float64{c.X, c.Y, c.Z}, Radius: r}}
 		sc.Output = Outputs{filepath.Join(dir, "out.pc2")}
 		sc.Require = &Requirements{Penetration: ptr(tc.require)}
 		var warned []string

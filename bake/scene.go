@@ -169,27 +169,27 @@ type KeySpec struct {
 }
 
 // ColliderSpec describes one collider; which shape keys apply depends on
-// Type.
+// Type (colliderkinds.go).
 type ColliderSpec struct {
-	Type      string      `json:"type"`
-	Center    *[3]float64 `json:"center,omitempty"`
-	Radius    float64     `json:"radius,omitempty"`
-	A         *[3]float64 `json:"a,omitempty"`
-	B         *[3]float64 `json:"b,omitempty"`
-	RA        float64     `json:"ra,omitempty"`
-	RB        float64     `json:"rb,omitempty"`
-	Normal    *[3]float64 `json:"normal,omitempty"`
-	Offset    float64     `json:"offset,omitempty"`
-	Half      *[3]float64 `json:"half,omitempty"`
-	Rounding  float64     `json:"rounding,omitempty"`
-	Path      string      `json:"path,omitempty"`
-	Cache     string      `json:"cache,omitempty"`
-	Up        Axis        `json:"up,omitempty"`
-	Scale     float64     `json:"scale,omitempty"`
-	Friction  *float64    `json:"friction,omitempty"`
-	Thickness float64     `json:"thickness,omitempty"`
-	Keys      []KeySpec   `json:"keys,omitempty"`
-	Name      string      `json:"name,omitempty"`
+	Type      ColliderKind `json:"type"`
+	Center    *[3]float64  `json:"center,omitempty"`
+	Radius    float64      `json:"radius,omitempty"`
+	A         *[3]float64  `json:"a,omitempty"`
+	B         *[3]float64  `json:"b,omitempty"`
+	RA        float64      `json:"ra,omitempty"`
+	RB        float64      `json:"rb,omitempty"`
+	Normal    *[3]float64  `json:"normal,omitempty"`
+	Offset    float64      `json:"offset,omitempty"`
+	Half      *[3]float64  `json:"half,omitempty"`
+	Rounding  float64      `json:"rounding,omitempty"`
+	Path      string       `json:"path,omitempty"`
+	Cache     string       `json:"cache,omitempty"`
+	Up        Axis         `json:"up,omitempty"`
+	Scale     float64      `json:"scale,omitempty"`
+	Friction  *float64     `json:"friction,omitempty"`
+	Thickness float64      `json:"thickness,omitempty"`
+	Keys      []KeySpec    `json:"keys,omitempty"`
+	Name      string       `json:"name,omitempty"`
 }
 
 // WindSpec is a wind field over time.
@@ -764,79 +764,6 @@ func validateKeys(s *Scene, key string, keys []KeySpec) error {
 		}
 	}
 	return nil
-}
-
-func (c *ColliderSpec) validate(s *Scene, key string) error {
-	need3 := func(name string, v *[3]float64) error {
-		if v == nil {
-			return s.rangeError(key+"."+name, "missing", fmt.Sprintf("a %s collider needs %s [x,y,z]", c.Type, name))
-		}
-		if !finite3(*v) {
-			return s.rangeError(key+"."+name, *v, "must be finite")
-		}
-		return nil
-	}
-	pos := func(name string, v float64) error {
-		if !(v > 0) || !finite(v) {
-			return s.rangeError(key+"."+name, v, "must be a length > 0 [m]")
-		}
-		return nil
-	}
-	var err error
-	switch c.Type {
-	case "sphere":
-		err = errors.Join(need3("center", c.Center), pos("radius", c.Radius))
-	case "capsule":
-		err = errors.Join(need3("a", c.A), need3("b", c.B), pos("radius", c.Radius))
-	case "cone":
-		err = errors.Join(need3("a", c.A), need3("b", c.B))
-		if err == nil && (!(c.RA >= 0) || !(c.RB >= 0) || c.RA+c.RB == 0) {
-			err = s.rangeError(key+".ra", c.RA, "ra and rb must be >= 0 and not both 0")
-		}
-	case "plane":
-		err = need3("normal", c.Normal)
-		if err == nil && vecLen(*c.Normal) < 1e-9 {
-			err = s.rangeError(key+".normal", *c.Normal, "must be non-zero")
-		}
-		if err == nil && !finite(c.Offset) {
-			err = s.rangeError(key+".offset", c.Offset, "must be finite")
-		}
-	case "box":
-		err = errors.Join(need3("center", c.Center), need3("half", c.Half))
-		if err == nil && !(c.Half[0] > 0 && c.Half[1] > 0 && c.Half[2] > 0) {
-			err = s.rangeError(key+".half", *c.Half, "half extents must be > 0")
-		}
-		if err == nil && (c.Rounding < 0 || !finite(c.Rounding)) {
-			err = s.rangeError(key+".rounding", c.Rounding, "must be >= 0")
-		}
-	case "mesh":
-		if c.Path == "" {
-			err = s.rangeError(key+".path", `""`, "a mesh collider needs path (a closed mesh file)")
-		}
-		if err == nil && c.Up != 0 && c.Up != AxisY && c.Up != AxisZ {
-			err = s.rangeError(key+".up", c.Up, `must be "y" or "z"`)
-		}
-		if err == nil && (c.Scale < 0 || !finite(c.Scale)) {
-			err = s.rangeError(key+".scale", c.Scale, "must be > 0 (0 = the scene's scale)")
-		}
-		if err == nil && c.Cache != "" && len(c.Keys) > 0 {
-			err = s.rangeError(key+".keys", len(c.Keys), "a mesh collider with a cache moves by its cache: remove keys, or bake the motion into the cache")
-		}
-	case "":
-		err = s.rangeError(key+".type", `""`, "required: sphere, capsule, cone, plane, box or mesh")
-	default:
-		err = s.rangeError(key+".type", strconv.Quote(c.Type), "must be sphere, capsule, cone, plane, box or mesh")
-	}
-	if err != nil {
-		return firstErr(err)
-	}
-	if c.Friction != nil && (!(*c.Friction >= 0) || *c.Friction > 10) {
-		return s.rangeError(key+".friction", *c.Friction, "must be in 0..10")
-	}
-	if c.Thickness < 0 || !finite(c.Thickness) || c.Thickness > 1 {
-		return s.rangeError(key+".thickness", c.Thickness, "must be in [0, 1] m (0 = the scene's)")
-	}
-	return validateKeys(s, key+".keys", c.Keys)
 }
 
 // firstErr unpacks errors.Join to its first error so messages stay short.

@@ -89,7 +89,7 @@ func TestParseSceneDefaultsAndPaths(t *testing.T) {
 
 func TestFlagSpecs(t *testing.T) {
 	c, err := ParseColliderFlag("capsule:0,1,0,0,2,0,0.1")
-	if err != nil || c.Type != "capsule" || c.B[1] != 2 || c.Radius != 0.1 {
+	if err != nil || c.Type != ColliderCapsule || c.B[1] != 2 || c.Radius != 0.1 {
 		t.Errorf("ParseColliderFlag(capsule) = %+v, %v", c, err)
 	}
 	for _, bad := range []string{"sphere:1,2,3", "torus:1", "box:1,2,3,4,5,x", "mesh:", "sphere:0,0,0,NaN"} {

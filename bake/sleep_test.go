@@ -20,7 +20,7 @@ func TestSleepKeepsTheResult(t *testing.T) {
 		sc.Input = writeGridOBJ(t, dir, 12, 0.5, 0.02)
 		sc.Frames = frames
 		sc.Sleep = sleep
-		sc.Colliders = []ColliderSpec{{Type: "plane", Normal: &[3]float64{0, 1, 0}}}
+		sc.Colliders = []ColliderSpec{{Type: ColliderPlane, Normal: &[3]float64{0, 1, 0}}}
 		sc.Output = Outputs{filepath.Join(dir, "out.pc2")}
 		if err := sc.Validate(); err != nil {
 			t.Fatal(err)

@@ -159,7 +159,7 @@ func (j *Job) usdColliders(times []float64) ([]meshio.USDMesh, error) {
 		}
 		a := &sdf.Animated{Keys: toKeys(cs.Keys)}
 		switch cs.Type {
-		case "mesh":
+		case ColliderMesh:
 			m, w, err := readColliderMesh(sc, key, cs)
 			if err != nil {
 				return nil, err
@@ -177,7 +177,7 @@ func (j *Job) usdColliders(times []float64) ([]meshio.USDMesh, error) {
 				um.Points = append(um.Points, sampleFrames(frames, t*sc.FPS))
 			}
 			out = append(out, um)
-		case "plane":
+		case ColliderPlane:
 			shape, err := colliderShape(sc, key, cs)
 			if err != nil {
 				return nil, err

@@ -28,10 +28,10 @@ func TestUSDPointCache(t *testing.T) {
 	sc := hangingScene(t, dir, frames, "out.usda", "out.usd", "out.usdc", "out.pc2")
 	sc.Input = writeUVGridOBJ(t, dir, 16)
 	sc.Colliders = []ColliderSpec{
-		{Type: "sphere", Center: &[3]float64{0, 0.3, 0.1}, Radius: 0.2,
+		{Type: ColliderSphere, Center: &[3]float64{0, 0.3, 0.1}, Radius: 0.2,
 			Keys: []KeySpec{{Time: 0}, {Time: 1, Translation: &[3]float64{0, 0, 0.3}}}},
-		{Type: "box", Center: &[3]float64{0.6, 0, 0}, Half: &[3]float64{0.1, 0.2, 0.1}},
-		{Type: "plane", Normal: &[3]float64{0, 1, 0}, Offset: -0.5},
+		{Type: ColliderBox, Center: &[3]float64{0.6, 0, 0}, Half: &[3]float64{0.1, 0.2, 0.1}},
+		{Type: ColliderPlane, Normal: &[3]float64{0, 1, 0}, Offset: -0.5},
 	}
 	if err := sc.Validate(); err != nil {
 		t.Fatal(err)

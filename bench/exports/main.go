@@ -99,7 +99,7 @@ func scene(arg, dir string) (*bake.Scene, string, error) {
 	sc := bake.DefaultScene()
 	sc.Input = obj
 	sc.Frames = 300
-	sc.Colliders = []bake.ColliderSpec{{Type: "sphere", Center: &[3]float64{0, 0, 0}, Radius: 0.3}}
+	sc.Colliders = []bake.ColliderSpec{{Type: bake.ColliderSphere, Center: &[3]float64{0, 0, 0}, Radius: 0.3}}
 	return sc, "64 x 64 drape (generated)", sc.Validate()
 }
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/drape-sim/drape/bake"
 	"github.com/drape-sim/drape/internal/testtool"
 )
 
@@ -336,5 +337,55 @@ func TestValidateSummary(t *testing.T) {
 		if code != 0 || !strings.Contains(out, tc.want) {
 			t.Errorf("validate %s: exit %d, stdout %q (stderr %q), want it to contain %q", tc.scene, code, out, errOut, tc.want)
 		}
+	}
+}
+
+func TestCollidersAndFit(t *testing.T) {
+	code, out, errOut := runIn(t, "colliders", "--json")
+	var kinds []struct {
+		Kind string `json:"kind"`
+		Flag string `json:"flag"`
+		Keys []struct {
+			Key string `json:"key"`
+		} `json:"keys"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &kinds) != nil {
+		t.Fatalf("drape colliders --json = %d %q %q, want 0 and a JSON array", code, out, errOut)
+	}
+	seen := map[string]bool{}
+	for _, k := range kinds {
+		seen[k.Kind] = len(k.Keys) > 0 && strings.HasPrefix(k.Flag, k.Kind+":")
+	}
+	for _, k := range []string{"sphere", "capsule", "cone", "plane", "box", "mesh"} {
+		if !seen[k] {
+			t.Errorf("drape colliders --json lacks kind %q with keys and a flag syntax: %s", k, out)
+		}
+	}
+	dir := t.TempDir()
+	obj := filepath.Join(dir, "ball.obj")
+	// an octahedron of radius 0.5 around (0, 1, 0)
+	src := "v 0.5 1 0\nv -0.5 1 0\nv 0 1.5 0\nv 0 0.5 0\nv 0 1 0.5\nv 0 1 -0.5\n" +
+		"f 1 3 5\nf 3 2 5\nf 2 4 5\nf 4 1 5\nf 3 1 6\nf 2 3 6\nf 4 2 6\nf 1 4 6\n"
+	if err := os.WriteFile(obj, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runIn(t, "fit-collider", "sphere", obj, "--json")
+	var got struct {
+		Type   string     `json:"type"`
+		Center [3]float64 `json:"center"`
+		Radius float64    `json:"radius"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &got) != nil || got.Type != "sphere" || got.Center != [3]float64{0, 1, 0} || got.Radius != 0.5 {
+		t.Errorf("drape fit-collider sphere = %d %q %q, want a sphere at [0 1 0] of radius 0.5", code, out, errOut)
+	}
+	// the printed entry is a scene's collider
+	if _, err := bake.ParseScene([]byte(`{"input": "ball.obj", "colliders": [`+out+`]}`), filepath.Join(dir, "s.json")); err != nil {
+		t.Errorf("the fitted entry %q is not a scene collider: %v", out, err)
+	}
+	if code, _, _ = runIn(t, "fit-collider", "torus", obj); code != 2 {
+		t.Errorf("drape fit-collider torus = %d, want 2", code)
+	}
+	if code, _, _ = runIn(t, "fit-collider", "box", filepath.Join(dir, "none.obj")); code != 3 {
+		t.Errorf("drape fit-collider on a missing file = %d, want 3", code)
 	}
 }
