@@ -320,8 +320,8 @@ func (j *Job) quality(rec *Recording, lastStrain float64, lastSite site, inter i
 	checks := []Check{
 		j.check(KeyMaxStrain, rec.MaxStretch, maxB, &rec.maxStretchAt, strainNote),
 		j.check(KeyLastStrain, lastStrain, lastB, &lastSite, strainNote),
-		j.check(KeyPenetration, pen, penetrationBound*j.Thickness, &rec.maxPenAt,
-			fmt.Sprintf("bound: a tenth of the thickness %.3g mm", 1000*j.Thickness)),
+		j.check(KeyPenetration, pen, penetrationBound*j.Params.Thickness, &rec.maxPenAt,
+			fmt.Sprintf("bound: a tenth of the thickness %.3g mm", 1000*j.Params.Thickness)),
 		j.check(KeySelfIntersections, float64(inter.worst), 0, inter.at, interNote),
 	}
 	if !j.Scene.SelfCollision {

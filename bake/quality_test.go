@@ -265,7 +265,7 @@ func TestStrainBounds(t *testing.T) {
 		}
 	}
 	rubber, _ := LookupPreset("rubber")
-	j := &Job{Fabric: FabricSpec{}.Resolve(), Regions: []RegionInfo{{Name: "band", Fabric: rubber}}}
+	j := &Job{Settings: &Settings{Fabric: FabricSpec{}.Resolve(), Regions: []RegionInfo{{Name: "band", Fabric: rubber}}}}
 	if m, l, note := j.strainBounds(); m != 0.042 || l != 0.021 || !strings.Contains(note, "region band") {
 		t.Errorf("cotton with a rubber region: bounds %g / %g (%q), want rubber's 0.042 / 0.021 naming the region", m, l, note)
 	}

@@ -98,7 +98,7 @@ func (j *Job) report(rec *Recording, outs []OutputInfo) *Report {
 		Threads:        sc.Threads,
 		Fabric:         j.Fabric,
 		Regions:        j.Regions,
-		Thickness:      j.Thickness,
+		Thickness:      j.Params.Thickness,
 		SelfCollision:  sc.SelfCollision,
 		Pins:           len(j.Pins),
 		Colliders:      len(j.Colliders),

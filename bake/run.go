@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,14 +51,11 @@ type Job struct {
 	Mesh   *meshio.Mesh
 	Welded *meshio.Welded
 	Model  *solver.Model
-	Params solver.Params
-	Fabric Fabric
-	// Regions are the scene's fabric regions as resolved on the cloth.
-	Regions   []RegionInfo
+	// Settings are the final parameters, resolved before the model was
+	// built from them (Params, Fabric, Regions, ...).
+	*Settings
 	Colliders []sdf.Collider
 	Pins      []pinSel
-	Thickness float64
-	Gravity   vec.Vec3
 	Warnings  []string
 	inputHash string
 	restLen   []float64
@@ -122,55 +118,20 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 		return nil, badInput(err, "check the input path")
 	}
 
-	j.Fabric = sc.Fabric.Resolve()
-	p := solver.DefaultParams()
-	p.Solver, err = solver.ParseSolverKind(sc.Solver)
+	s, err := resolveSettings(sc, m, w)
 	if err != nil {
-		return nil, badInput(err, "")
-	}
-	p.SetFabric(solverFabric(j.Fabric))
-	if p.Regions, j.Regions, err = selectRegions(sc, m, w, j.Fabric); err != nil {
 		return nil, err
 	}
-	if sc.Substeps > 0 {
-		p.Substeps = sc.Substeps
+	j.Settings = s
+	notes := 0 // s.Notes already warned
+	flushNotes := func() {
+		for _, n := range s.Notes[notes:] {
+			warn(n)
+			j.Warnings = append(j.Warnings, n)
+		}
+		notes = len(s.Notes)
 	}
-	if sc.Iterations > 0 {
-		p.Iterations = sc.Iterations
-	}
-	p.BendingInterval = sc.BendInterval
-	p.Threads = sc.Threads
-	p.Tethers = sc.Tethers
-	p.RetryDivergence = sc.Retry
-	p.Sleep = sc.Sleep
-	p.Volume = sc.Volume
-	var seamNote string
-	if p.Seams, seamNote, err = selectSeams(sc, m, w); err != nil {
-		return nil, err
-	}
-	if seamNote != "" {
-		warn(seamNote)
-		j.Warnings = append(j.Warnings, seamNote)
-	}
-	p.SewSpeed = sc.Sewing
-	j.Gravity = p.Gravity
-	if sc.Gravity != nil {
-		j.Gravity = vec.V(sc.Gravity[0], sc.Gravity[1], sc.Gravity[2])
-		p.Gravity = j.Gravity
-	}
-	j.Thickness = sc.Thickness
-	if j.Thickness == 0 {
-		j.Thickness = defaultThickness(w)
-	}
-	friction := j.Fabric.Friction
-	if sc.Friction != nil {
-		friction = *sc.Friction
-	}
-	applyCollisionParams(&p, j.Thickness, friction, sc.SelfCollision)
-	if err := p.Validate(); err != nil {
-		return nil, badInput(fmt.Errorf("settings: %w", err), "see docs/scene.md for the allowed ranges")
-	}
-	j.Params = p
+	flushNotes()
 
 	if j.Pins, err = selectPins(sc, m, w); err != nil {
 		return nil, err
@@ -179,10 +140,10 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 		warn(msg)
 		j.Warnings = append(j.Warnings, msg)
 	}
-	if j.Colliders, err = buildColliders(sc, friction); err != nil {
+	if j.Colliders, err = buildColliders(sc, s.Friction); err != nil {
 		return nil, err
 	}
-	fromFile, names, err := nodeColliders(m, friction, sc.FPS, sc.Frames)
+	fromFile, names, err := nodeColliders(m, s.Friction, sc.FPS, sc.Frames)
 	if err != nil {
 		return nil, err
 	}
@@ -196,36 +157,16 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	model, err := solver.NewModel(w.Positions, w.Triangles, pins, p)
+	if err := s.resolveSubsteps(sc, w, pins); err != nil {
+		return nil, err
+	}
+	flushNotes()
+	model, err := solver.NewModel(w.Positions, w.Triangles, pins, s.Params)
 	if err != nil {
 		return nil, badInput(fmt.Errorf("%s: %w", input, err), "")
 	}
 	j.Model = model
 	j.restLen = edgeLengths(model.Topo, w.Positions)
-	// Stiff bending on a fine mesh needs more substeps to be felt fully
-	// (solver.Model.BendingSubsteps): without a substeps setting the bake
-	// takes them, up to maxAutoSubsteps; otherwise it warns. Only where the
-	// fabric's bending length under gravity, (D/(ρ·g))^(1/3), spans several
-	// edges: below that the cloth drapes as a limp membrane at the mesh's
-	// resolution and softer bending does not show (cotton on 8 mm edges:
-	// 9 mm).
-	if need := model.BendingSubsteps(sc.FPS); p.Solver == solver.SolverXPBD && need > p.Substeps &&
-		maxBendingLength(p) >= bendingLengthEdges*meanOf(j.restLen) {
-		if sc.Substeps == 0 {
-			n := min(need, maxAutoSubsteps)
-			model.Params.Substeps, j.Params.Substeps, p.Substeps = n, n, n
-		}
-		if need > p.Substeps {
-			advice := fmt.Sprintf("use --substeps %d, a coarser mesh or a softer fabric", need)
-			if need > maxSubsteps {
-				advice = fmt.Sprintf("more than the %d substeps allowed: use a coarser mesh or a softer fabric", maxSubsteps)
-			}
-			msg := fmt.Sprintf("%s: the fabric's bending stiffness (%.3g N·m) on this mesh needs %d substeps per frame to be felt fully; with %d the cloth bends softer than set (%s)",
-				input, p.BendingStiffness, need, p.Substeps, advice)
-			warn(msg)
-			j.Warnings = append(j.Warnings, msg)
-		}
-	}
 	if msg := preflight(j); msg != "" {
 		warn(msg)
 		j.Warnings = append(j.Warnings, msg)
@@ -259,22 +200,6 @@ func hashFile(path string) (string, error) {
 	}
 	h := sha256.Sum256(data)
 	return hex.EncodeToString(h[:]), nil
-}
-
-// defaultThickness is a few millimetres, scaled down for fine meshes: a
-// fifth of the mean edge length, kept within 1..5 mm.
-func defaultThickness(w *meshio.Welded) float64 {
-	sum, n := 0.0, 0
-	for _, t := range w.Triangles {
-		for k := 0; k < 3; k++ {
-			sum += w.Positions[t[k]].Sub(w.Positions[t[(k+1)%3]]).Len()
-			n++
-		}
-	}
-	if n == 0 {
-		return 0.003
-	}
-	return math.Min(0.005, math.Max(0.001, 0.2*sum/float64(n)))
 }
 
 func edgeLengths(t *solver.Topology, pos []vec.Vec3) []float64 {
@@ -352,48 +277,6 @@ type Recording struct {
 	maxPenAt     site
 }
 
-// bendingLengthEdges is how many mean edge lengths the fabric's bending
-// length must span for its bending to need resolving.
-const bendingLengthEdges = 4
-
-// bendingLength returns (D/(ρ·g))^(1/3) [m] of the settings p, the length
-// over which bending stiffness holds cloth up against gravity (+Inf
-// without gravity).
-func bendingLength(p solver.Params) float64 {
-	return math.Cbrt(p.BendingStiffness / (p.Density * p.Gravity.Len()))
-}
-
-// maxBendingLength returns the largest bendingLength of the settings'
-// fabric and their regions' fabrics.
-func maxBendingLength(p solver.Params) float64 {
-	l := bendingLength(p)
-	for _, r := range p.Regions {
-		q := p
-		q.Density, q.BendingStiffness = r.Fabric.Density, r.Fabric.BendingStiffness
-		l = math.Max(l, bendingLength(q))
-	}
-	return l
-}
-
-// meanOf returns the mean of xs (0 for none).
-func meanOf(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	sum := 0.0
-	for _, x := range xs {
-		sum += x
-	}
-	return sum / float64(len(xs))
-}
-
-// maxSubsteps is the most substeps solver.Params.Validate allows.
-const maxSubsteps = 1000
-
-// maxAutoSubsteps bounds the substeps a bake without a substeps setting
-// takes for stiff bending (four times the solver's default).
-const maxAutoSubsteps = 60
-
 // Simulate steps the scene's frames. Frame 0 is the rest pose; frame k is
 // k/fps seconds later.
 func (j *Job) Simulate(ctx context.Context, opt Options) (*Recording, error) {
@@ -433,7 +316,7 @@ func (j *Job) Simulate(ctx context.Context, opt Options) (*Recording, error) {
 		}
 	}
 	keep(0, st.Pos)
-	f := &solver.Frame{Gravity: j.Gravity, Colliders: j.Colliders}
+	f := &solver.Frame{Gravity: j.Params.Gravity, Colliders: j.Colliders}
 	for k := 1; k < sc.Frames; k++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/drape-sim/drape/meshio"
+	"github.com/drape-sim/drape/solver"
 )
 
 // Scene is every setting of one bake, as docs/scene.md documents it. Start
@@ -544,8 +545,8 @@ func (s *Scene) Validate() error {
 	if s.BendInterval < 0 || s.BendInterval > 100 {
 		return s.rangeError("bending_interval", s.BendInterval, "must be in 1..100 (0 = automatic, 1 = bending in every substep)")
 	}
-	if s.Threads < 0 || s.Threads > 1024 {
-		return s.rangeError("threads", s.Threads, "must be in 0..1024 (0 = all cores)")
+	if s.Threads < 0 || s.Threads > solver.MaxThreads {
+		return s.rangeError("threads", s.Threads, fmt.Sprintf("must be in 0..%d (0 = all cores)", solver.MaxThreads))
 	}
 	if s.Retry < 0 || s.Retry > 6 {
 		return s.rangeError("retry", s.Retry, "must be in 0..6 (doublings of substeps on divergence)")
@@ -553,8 +554,8 @@ func (s *Scene) Validate() error {
 	if s.Gravity != nil && (!finite3(*s.Gravity) || (vecLen(*s.Gravity) > 1000)) {
 		return s.rangeError("gravity", *s.Gravity, "must be finite with magnitude <= 1000 m/s²")
 	}
-	if s.Thickness < 0 || !finite(s.Thickness) || s.Thickness > 1 {
-		return s.rangeError("thickness", s.Thickness, "must be in (0, 1] m (0 = scaled to the mesh)")
+	if s.Thickness != 0 && !(s.Thickness >= solver.MinThickness && s.Thickness <= solver.MaxThickness) {
+		return s.rangeError("thickness", s.Thickness, fmt.Sprintf("must be in [%g, %g] m (0 = scaled to the mesh)", solver.MinThickness, solver.MaxThickness))
 	}
 	if s.Sewing != 0 && !(s.Sewing > 0 && s.Sewing <= 100) {
 		return s.rangeError("sewing", s.Sewing, "must be in (0, 100] m/s (the speed seams close at; 0 = off)")

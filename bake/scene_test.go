@@ -42,6 +42,8 @@ func TestParseSceneErrors(t *testing.T) {
 		{"sewing range", `{"input": "a.obj", "sewing": -1}`, []string{"sewing = -1", "(0, 100]"}},
 		{"volume range", `{"input": "a.obj", "volume": 20}`, []string{"volume = 20", "(0, 10]"}},
 		{"volume solver", `{"input": "a.obj", "volume": 1, "solver": "verlet"}`, []string{"volume = 1", "xpbd solver only"}},
+		{"thickness below the solver's", `{"input": "a.obj", "thickness": 1e-6}`, []string{"thickness = 1e-06", "[1e-05, 1] m"}},
+		{"threads above the solver's", `{"input": "a.obj", "threads": 500}`, []string{"threads = 500", "0..256"}},
 		{"bad up", `{"input": "a.obj", "up": "x"}`, []string{`up = "x"`, `"y" or "z"`}},
 		{"bad collider up", `{"input": "a.obj", "colliders": [{"type": "mesh", "path": "b.obj", "up": "-z"}]}`, []string{`colliders[0].up = "-z"`, `"y" or "z"`}},
 		{"up not a string", `{"input": "a.obj", "up": 2}`, []string{"up"}},

@@ -271,7 +271,7 @@ func TestUSDColliders(t *testing.T) {
 	sc.Input = writeGridOBJ(t, dir, 13, 0.6, 0.3)
 	sc.Frames = 25
 	sc.Output = []string{filepath.Join(dir, "box.usdc")}
-	sc.Colliders = []ColliderSpec{{Type: "mesh", Path: obj, Cache: pc2}}
+	sc.Colliders = []ColliderSpec{{Type: ColliderMesh, Path: obj, Cache: pc2}}
 	if _, err := Run(context.Background(), sc, Options{}); err != nil {
 		t.Fatal(err)
 	}

@@ -208,6 +208,38 @@ func (m *Model) NumLimits() (limits, colours int) {
 // validated parameters. Rest dihedral angles are taken from rest, so a
 // pre-shaped garment keeps its shape.
 func NewModel(rest []vec.Vec3, tris [][3]int32, pins []Pin, p Params) (*Model, error) {
+	m, err := newModelCore(rest, tris, pins, p)
+	if err != nil {
+		return nil, err
+	}
+	m.buildFabricFields()
+	if err := m.buildVolumes(); err != nil {
+		return nil, err
+	}
+	if err := m.buildSeams(); err != nil {
+		return nil, err
+	}
+
+	m.buildStretch()
+	if p.Solver == SolverXPBD {
+		m.buildLimits()
+	} else {
+		m.limit = limitBlock{colours: []int{0}, chainOff: []int32{0}, off: []int32{0}}
+	}
+	m.buildBend()
+	if p.Tethers {
+		m.buildTethers()
+	}
+	if p.Solver != SolverXPBD {
+		m.springs = newSpringSet(m)
+	}
+	return m, nil
+}
+
+// newModelCore builds what every constraint of NewModel reads: the
+// validated settings, topology, fabrics, masses, pins and the
+// vertex-triangle adjacency.
+func newModelCore(rest []vec.Vec3, tris [][3]int32, pins []Pin, p Params) (*Model, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -279,27 +311,6 @@ func NewModel(rest []vec.Vec3, tris [][3]int32, pins []Pin, p Params) (*Model, e
 		}
 	}
 
-	m.buildFabricFields()
-	if err := m.buildVolumes(); err != nil {
-		return nil, err
-	}
-	if err := m.buildSeams(); err != nil {
-		return nil, err
-	}
-
-	m.buildStretch()
-	if p.Solver == SolverXPBD {
-		m.buildLimits()
-	} else {
-		m.limit = limitBlock{colours: []int{0}, chainOff: []int32{0}, off: []int32{0}}
-	}
-	m.buildBend()
-	if p.Tethers {
-		m.buildTethers()
-	}
-	if p.Solver != SolverXPBD {
-		m.springs = newSpringSet(m)
-	}
 	return m, nil
 }
 

@@ -175,6 +175,14 @@ type Params struct {
 	Regions []Region
 }
 
+// Ranges Validate allows for the settings a scene file also sets, so that
+// a scene is checked against the same bounds.
+const (
+	MinThickness = 1e-5 // [m]
+	MaxThickness = 1.0  // [m]
+	MaxThreads   = 256
+)
+
 // DefaultParams returns the default settings: a light cotton (150 g/m²)
 // simulated with XPBD at 15 substeps per frame.
 func DefaultParams() Params {
@@ -241,9 +249,9 @@ func (p Params) Validate() error {
 		in("iterations", p.Iterations, 1, 100),
 		in("bending interval", p.BendingInterval, 0, 100),
 		in("jacobi iterations", p.JacobiIterations, 1, 1000),
-		in("threads", p.Threads, 0, 256),
+		in("threads", p.Threads, 0, MaxThreads),
 		in("retry divergence", p.RetryDivergence, 0, 10),
-		fin("thickness", p.Thickness, 1e-5, 1, "1e-5..1 m"),
+		fin("thickness", p.Thickness, MinThickness, MaxThickness, fmt.Sprintf("%g..%g m", MinThickness, MaxThickness)),
 		fin("friction", p.Friction, 0, 10, "0..10"),
 		fin("self friction", p.SelfFriction, 0, 10, "0..10"),
 		fin("sleep speed", p.SleepSpeed, 0, 10, "0..10 m/s"),
