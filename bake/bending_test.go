@@ -37,6 +37,9 @@ func TestStiffBendingWarns(t *testing.T) {
 		}
 		return ""
 	}
+	if j.BendingSubsteps != need {
+		t.Errorf("resolved settings' bending substeps = %d, the model's = %d", j.BendingSubsteps, need)
+	}
 	if w := warned(j); !strings.Contains(w, "--substeps") {
 		t.Errorf("15 substeps for %d needed: warnings %q, want one naming --substeps", need, j.Warnings)
 	}

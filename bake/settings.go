@@ -200,3 +200,51 @@ const maxSubsteps = 1000
 // maxAutoSubsteps bounds the substeps a bake without a substeps setting
 // takes for stiff bending (four times the solver's default).
 const maxAutoSubsteps = 60
+
+// Defaults are drape's defaults for the settings a scene file or flag may
+// leave out, as `drape presets --json` prints them for programs (the
+// Blender add-on) that would otherwise repeat them. Each comes from where
+// the bake takes it.
+type Defaults struct {
+	Frames    int     `json:"frames"`
+	FPS       float64 `json:"fps"`
+	FrameStep int     `json:"frame_step"`
+	Up        Axis    `json:"up"`
+	Scale     float64 `json:"scale"`
+	Solver    string  `json:"solver"`
+	Seed      int64   `json:"seed"`
+	// Fabric is the preset of a scene that names none.
+	Fabric string `json:"fabric"`
+	// Substeps per frame; a bake without a substeps setting raises them
+	// for stiff bending up to MaxAutoSubsteps.
+	Substeps        int `json:"substeps"`
+	MaxAutoSubsteps int `json:"max_auto_substeps"`
+	Iterations      int `json:"iterations"`
+	// Thickness: without a thickness setting, ThicknessFraction of the
+	// mesh's mean edge length within ThicknessMin..ThicknessMax [m];
+	// a setting must lie in ThicknessRange.
+	ThicknessMin      float64    `json:"thickness_min"`
+	ThicknessMax      float64    `json:"thickness_max"`
+	ThicknessFraction float64    `json:"thickness_edge_fraction"`
+	ThicknessRange    [2]float64 `json:"thickness_range"`
+	Gravity           [3]float64 `json:"gravity"`
+	// Weld is the weld tolerance relative to the mesh's size.
+	Weld float64 `json:"weld"`
+	// SelfFriction is the friction of cloth sliding on itself.
+	SelfFriction float64 `json:"self_friction"`
+}
+
+// DefaultSettings returns drape's defaults.
+func DefaultSettings() Defaults {
+	sc, p := DefaultScene(), solver.DefaultParams()
+	return Defaults{
+		Frames: sc.Frames, FPS: sc.FPS, FrameStep: sc.FrameStep, Up: sc.Up, Scale: sc.Scale,
+		Solver: sc.Solver, Seed: sc.Seed, Fabric: DefaultPreset,
+		Substeps: p.Substeps, MaxAutoSubsteps: maxAutoSubsteps, Iterations: p.Iterations,
+		ThicknessMin: minAutoThickness, ThicknessMax: maxAutoThickness, ThicknessFraction: autoThicknessFraction,
+		ThicknessRange: [2]float64{solver.MinThickness, solver.MaxThickness},
+		Gravity:        [3]float64{p.Gravity.X, p.Gravity.Y, p.Gravity.Z},
+		Weld:           meshio.DefaultWeldOptions().Tolerance,
+		SelfFriction:   p.SelfFriction,
+	}
+}

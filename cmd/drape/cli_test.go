@@ -389,3 +389,23 @@ func TestCollidersAndFit(t *testing.T) {
 		t.Errorf("drape fit-collider on a missing file = %d, want 3", code)
 	}
 }
+
+func TestPresetsJSON(t *testing.T) {
+	code, out, _ := runIn(t, "presets", "--json")
+	var got struct {
+		Presets []struct {
+			Name    string  `json:"name"`
+			Density float64 `json:"density"`
+		} `json:"presets"`
+		Defaults bake.Defaults `json:"defaults"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &got) != nil {
+		t.Fatalf("drape presets --json = %d %q, want 0 and a JSON object", code, out)
+	}
+	if len(got.Presets) != len(bake.PresetNames()) || got.Presets[0].Density <= 0 {
+		t.Errorf("drape presets --json lists %d presets, want %d with their values", len(got.Presets), len(bake.PresetNames()))
+	}
+	if got.Defaults != bake.DefaultSettings() {
+		t.Errorf("drape presets --json defaults = %+v, want %+v", got.Defaults, bake.DefaultSettings())
+	}
+}

@@ -125,11 +125,13 @@ func presetsCommand() *cli.Command {
 		Usage: "list the fabric presets with their physical values and sources",
 		Description: `Every preset can be chosen with --fabric NAME or "fabric": {"preset": NAME} in a scene file, and
 overridden field by field in the scene file ("fabric": {"preset": "silk", "bend": 2e-6}).
+--json prints {"presets": [...], "defaults": {...}}: the presets and drape's defaults for every setting a
+scene may leave out (frames, fps, substeps, the thickness rule, ...), for programs such as the Blender add-on.
 
 Examples:
    drape presets
    drape presets --json`,
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print a JSON array"}},
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print one JSON object: the presets and drape's defaults"}},
 		Action: func(c *cli.Context) error {
 			var all []bake.Fabric
 			for _, n := range bake.PresetNames() {
@@ -139,7 +141,10 @@ Examples:
 			if c.Bool("json") {
 				enc := json.NewEncoder(c.App.Writer)
 				enc.SetIndent("", "  ")
-				return enc.Encode(all)
+				return enc.Encode(struct {
+					Presets  []bake.Fabric `json:"presets"`
+					Defaults bake.Defaults `json:"defaults"`
+				}{all, bake.DefaultSettings()})
 			}
 			tw := tabwriter.NewWriter(c.App.Writer, 2, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "preset\tdensity kg/m²\tstretch N/m\tshear N/m\tbend N·m\tdamping 1/s\tdrag\tfriction\tstrain bound (any/last frame)")
