@@ -78,6 +78,12 @@ func (m *Model) vertexAdjacency() (start, adj []int32) {
 // collider) loses only 1/16 of the slack a straight chord would have.
 const limitRopeSegments = 4
 
+// limitScanDegree is the most edges a vertex may have for a chain to run
+// through it: no cloth vertex has more (a UV sphere's pole has one per
+// segment), and scanning a hub's edges for each of its edges (a polygon of
+// 40,000 corners fan-split) would take quadratic time.
+const limitScanDegree = 256
+
 // limitMinSpan is the shortest limit, in edges.
 const limitMinSpan = 4
 
@@ -122,8 +128,21 @@ func (m *Model) buildLimits() {
 			from[k] = v
 		}
 	}
+	hub := map[int32]map[int32]int32{} // neighbour -> slot, of vertices above limitScanDegree
 	for k := range adj {
 		w := adj[k]
+		if start[w+1]-start[w] > limitScanDegree {
+			idx := hub[w]
+			if idx == nil {
+				idx = make(map[int32]int32, start[w+1]-start[w])
+				for r := start[w]; r < start[w+1]; r++ {
+					idx[adj[r]] = r
+				}
+				hub[w] = idx
+			}
+			rev[k] = idx[from[k]]
+			continue
+		}
 		for r := start[w]; r < start[w+1]; r++ {
 			if adj[r] == from[k] {
 				rev[k] = r
@@ -135,6 +154,9 @@ func (m *Model) buildLimits() {
 	// directed edge k = v -> w, or -1 if every turn exceeds 15 degrees
 	pick := func(k int32) int32 {
 		v, w := from[k], adj[k]
+		if start[w+1]-start[w] > limitScanDegree {
+			return -1
+		}
 		d := rest[w].Sub(rest[v])
 		dl := d.Len()
 		best, bestCos := int32(-1), limitMinCos
