@@ -6,6 +6,7 @@ package addon_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,28 @@ import (
 	"strings"
 	"testing"
 )
+
+// TestMain builds the real drape once for the fake CLI (tests/fake_drape.py),
+// which hands `fit-collider`, `colliders` and `presets` to it through
+// FAKE_DRAPE_REAL: the add-on's collider fitting and defaults are drape's
+// own even when the bake is faked.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "drape-addon-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	real := filepath.Join(dir, "drape")
+	if out, err := exec.Command("go", "build", "-o", real, "../cmd/drape").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build ../cmd/drape: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	os.Setenv("FAKE_DRAPE_REAL", real)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
 
 // need returns the path of a program the tests cannot run without.
 func need(t *testing.T, name, fix string) string {

@@ -95,7 +95,7 @@ def prepare(context, obj):
     job = runner.BakeJob(final_abs)
     warnings = []
     try:
-        scene_path, data, parts = sx.export(context, obj, job.staging, warnings)
+        scene_path, data, parts = sx.export(context, obj, job.staging, warnings, drape=exe)
     except BaseException:
         job.discard()
         raise

@@ -207,6 +207,27 @@ def find_binary(pref_path, addon_dir, timeout=10):
                       "and set its path in %s" % WHERE)
 
 
+class CLIError(Exception):
+    """CLIError is a drape command that failed; its message is drape's."""
+
+
+def cli_json(binary, args, timeout=60):
+    """Runs `binary ARGS...` (a listing or fitting command that prints one
+    JSON value, such as `fit-collider KIND MESH --json` or `presets --json`)
+    and returns the parsed value; raises CLIError with drape's message."""
+    try:
+        cp = subprocess.run([binary] + list(args), capture_output=True, text=True, timeout=timeout,
+                            stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise CLIError("could not run drape %s: %s" % (" ".join(args[:1]), e))
+    if cp.returncode != 0:
+        raise CLIError(exit_message(cp.returncode, cp.stderr or ""))
+    try:
+        return json.loads(cp.stdout)
+    except ValueError:
+        raise CLIError("drape %s printed no JSON: %r" % (" ".join(args[:1]), (cp.stdout or "")[:200]))
+
+
 def bake_argv(binary, scene_path):
     """Returns the command line of one bake."""
     return [binary, "bake", scene_path, "--progress", "json", "--json"]

@@ -1,6 +1,6 @@
 """Writing a drape scene from Blender: the evaluated cloth mesh as OBJ (glTF's
-Y-up axes, Blender's vertex order), colliders fitted to objects, and the
-scene JSON of docs/scene.md.
+Y-up axes, Blender's vertex order), colliders fitted to objects (by the CLI,
+`drape fit-collider`), and the scene JSON of docs/scene.md.
 
 Axes: Blender is Z-up, drape is Y-up; a Blender point (x, y, z) is (x, z, -y)
 for drape. The PC2 drape writes comes back in Blender's axes and vertex order.
@@ -14,6 +14,8 @@ import tempfile
 
 import bpy
 from mathutils import Quaternion, Vector
+
+from . import runner
 
 CACHE_FOLDER = "drape_cache"
 PC2_NAME = "cloth.pc2"
@@ -346,46 +348,50 @@ def _local_points(obj_eval, scale):
         obj_eval.to_mesh_clear()
 
 
-def _bounds(points):
-    lo = Vector((min(p.x for p in points), min(p.y for p in points), min(p.z for p in points)))
-    hi = Vector((max(p.x for p in points), max(p.y for p in points), max(p.z for p in points)))
-    return lo, hi
+def from_gltf(v):
+    """Returns a glTF-axes point [x, y, z] as a Blender Vector (x, -z, y)."""
+    return Vector((float(v[0]), -float(v[2]), float(v[1])))
 
 
-def fit_shape(obj, obj_eval, shape, scale):
+def fit_shape(obj, obj_eval, shape, scale, drape, folder):
     """Returns the collider dict of shape fitted to the evaluated object, in
-    its scaled local frame, with points as Blender Vectors (converted later),
-    plus the local points for MESH."""
+    its scaled local frame, with points as Blender Vectors (converted later).
+    drape fits it (`drape fit-collider`, as it fits a glTF input's collider
+    nodes; `drape colliders` says how) to the object's mesh written into
+    folder for the call; MESH is the mesh itself."""
     pts = _local_points(obj_eval, scale)
     if not pts:
         raise ExportError("collider %r has no vertices. Fix: give it geometry or set its Drape Role to None" % obj.name)
-    lo, hi = _bounds(pts)
-    center = (lo + hi) / 2
-    half = (hi - lo) / 2
-    if shape == 'SPHERE':
-        return {"type": "sphere", "center": center, "radius": max(half)}
-    if shape == 'CAPSULE':
-        k = max(range(3), key=lambda i: half[i])
-        radius = max(half[i] for i in range(3) if i != k)
-        axis = Vector((0, 0, 0))
-        axis[k] = max(half[k] - radius, 0.0)
-        return {"type": "capsule", "a": center - axis, "b": center + axis, "radius": radius}
-    if shape == 'CONE':
-        eps = 1e-3 * (hi.z - lo.z) + 1e-7
-
-        def radius_at(z):
-            rs = [((p.x - center.x) ** 2 + (p.y - center.y) ** 2) ** 0.5 for p in pts if abs(p.z - z) <= eps]
-            return max(rs) if rs else 0.0
-        a = Vector((center.x, center.y, lo.z))
-        b = Vector((center.x, center.y, hi.z))
-        return {"type": "cone", "a": a, "b": b, "ra": radius_at(lo.z), "rb": radius_at(hi.z)}
-    if shape == 'PLANE':
-        return {"type": "plane", "point": Vector((center.x, center.y, hi.z)), "normal_local": Vector((0, 0, 1))}
-    if shape == 'BOX':
-        return {"type": "box", "center": center, "half": half}
     if shape == 'MESH':
         return {"type": "mesh", "points": pts}
-    raise ExportError("collider %r: unknown shape %r" % (obj.name, shape))
+    path = os.path.join(folder, "fit_%s.obj" % cache_key(obj.name))
+    _write_points_obj(path, obj, obj_eval, lambda co: Vector((co.x * scale.x, co.y * scale.y, co.z * scale.z)))
+    try:
+        spec = runner.cli_json(drape, ["fit-collider", shape.lower(), path, "--json"])
+    except runner.CLIError as e:
+        raise ExportError("collider %r (%s): %s" % (obj.name, shape.lower(), e))
+    finally:
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+    t = spec.get("type")
+    if t == "sphere":
+        return {"type": "sphere", "center": from_gltf(spec["center"]), "radius": spec["radius"]}
+    if t == "capsule":
+        return {"type": "capsule", "a": from_gltf(spec["a"]), "b": from_gltf(spec["b"]), "radius": spec["radius"]}
+    if t == "cone":
+        return {"type": "cone", "a": from_gltf(spec["a"]), "b": from_gltf(spec["b"]),
+                "ra": spec.get("ra", 0.0), "rb": spec.get("rb", 0.0)}
+    if t == "plane":
+        n = from_gltf(spec["normal"])
+        length = n.length
+        return {"type": "plane", "point": n * (spec.get("offset", 0.0) / (length * length)),
+                "normal_local": n / length}
+    if t == "box":
+        h = spec["half"]
+        return {"type": "box", "center": from_gltf(spec["center"]), "half": Vector((h[0], h[2], h[1]))}
+    raise ExportError("collider %r: drape fit-collider %s returned %r" % (obj.name, shape.lower(), t))
 
 
 def _place(fit, loc, rot):
@@ -638,9 +644,9 @@ def _same(ms, tol=1e-6):
     return all(all(abs(m[i][j] - m0[i][j]) <= tol for i in range(4) for j in range(4)) for m in ms[1:])
 
 
-def export_collider(depsgraph, obj, mats, fps, folder, cache=None):
+def export_collider(depsgraph, obj, mats, fps, folder, drape, cache=None):
     """Returns the drape collider dict of obj, writing a mesh collider's OBJ
-    into folder. mats are obj's world matrices per baked frame. A mesh
+    into folder; drape is the CLI that fits the other shapes. mats are obj's world matrices per baked frame. A mesh
     collider that deforms names its point cache of world positions per frame
     (cache, see write_point_caches) instead of keys."""
     s = obj.drape
@@ -648,7 +654,7 @@ def export_collider(depsgraph, obj, mats, fps, folder, cache=None):
     loc0, rot0, scale0 = _decompose(mats[0])
     if min(abs(x) for x in scale0) < 1e-12:
         raise ExportError("collider %r has zero scale. Fix: give it a size" % obj.name)
-    fit = fit_shape(obj, obj_eval, s.collider_shape, scale0)
+    fit = fit_shape(obj, obj_eval, s.collider_shape, scale0, drape, folder)
     animated = not _same(mats)
     out = None
     if cache is not None:
@@ -720,7 +726,7 @@ def pins_deform(cloths, deforming, start):
     return out
 
 
-def export(context, obj, folder, warnings=None):
+def export(context, obj, folder, warnings=None, drape=None):
     """Writes the cloth OBJ, collider OBJs and the scene JSON of obj into
     folder, evaluating everything at the first baked frame. The scene's
     other Cloth objects (cloth_partners) are baked with obj, after it in the
@@ -737,9 +743,9 @@ def export(context, obj, folder, warnings=None):
     before its Drape Cache), each pin entry without a Pin To follows the
     cloth meshes' world positions per frame instead, a point cache of the
     whole OBJ (PINS_PC2_NAME). The cloth is read without its Drape Cache
-    modifier and those after it (input_muted). Changes nothing in the
-    .blend: those modifiers are hidden only during evaluation and the frame
-    is restored."""
+    modifier and those after it (input_muted). drape is the CLI, which fits
+    the colliders' shapes (fit_shape). Changes nothing in the .blend: those
+    modifiers are hidden only during evaluation and the frame is restored."""
     validate(context, obj)
     s = obj.drape
     scene = context.scene
@@ -810,7 +816,7 @@ def export(context, obj, folder, warnings=None):
         if pin_cache:
             point_caches.append((cloths, os.path.join(folder, pin_cache)))
         write_point_caches(context, point_caches, start, end)
-        collider_json = [export_collider(depsgraph, c, mats[c.name], fps, folder, caches.get(c.name)) for c in cols]
+        collider_json = [export_collider(depsgraph, c, mats[c.name], fps, folder, drape, caches.get(c.name)) for c in cols]
     finally:
         for m in muted:
             m.show_viewport = True

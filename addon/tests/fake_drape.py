@@ -6,6 +6,8 @@ frame on stdout, writing a PC2 (Blender's Z-up axes, OBJ vertex order) and a
 placeholder .glb, honouring SIGTERM (exit 130, nothing written) and exiting
 with the documented codes.
 
+`fit-collider`, `colliders` and `presets` run the real drape named by
+FAKE_DRAPE_REAL, so the add-on's fitting is drape's own.
 FAKE_DRAPE_MODE picks the behaviour: ok (default), bad (exit 3), diverge
 (exit 4 at frame 3), slow (0.2 s per frame), noisy (floods stderr first),
 usage (exit 2). FAKE_DRAPE_VERSION overrides the version printed.
@@ -157,6 +159,13 @@ def main():
         return 0
     if argv[0] == "bake":
         return bake(argv[1:])
+    if argv[0] in ("fit-collider", "colliders", "presets"):
+        # drape's own listings and fitting: the real CLI answers them
+        real = os.environ.get("FAKE_DRAPE_REAL", "")
+        if not real:
+            sys.stderr.write("fake drape: %s needs the real drape in FAKE_DRAPE_REAL\n" % argv[0])
+            return 1
+        os.execv(real, [real] + argv)
     sys.stderr.write("drape: unknown command %r\n" % argv[0])
     return 2
 

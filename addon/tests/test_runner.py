@@ -77,6 +77,31 @@ class RunnerTest(unittest.TestCase):
         job.frames = frames
         return job, runner.bake_argv(self.bin, scene)
 
+    def test_cli_json(self):
+        # the real drape (FAKE_DRAPE_REAL, which go test ./addon builds) fits
+        # a box to a tetrahedron; the fake alone cannot, and says so
+        obj = os.path.join(self.tmp, "tet.obj")
+        with open(obj, "w") as f:
+            f.write("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 2\nf 1 2 3\nf 1 2 4\n")
+        real = os.environ.pop("FAKE_DRAPE_REAL", None)
+        try:
+            with self.assertRaises(runner.CLIError) as cm:
+                runner.cli_json(self.bin, ["fit-collider", "box", obj, "--json"])
+            self.assertIn("FAKE_DRAPE_REAL", str(cm.exception))
+        finally:
+            if real is not None:
+                os.environ["FAKE_DRAPE_REAL"] = real
+        if real is None:
+            self.skipTest("FAKE_DRAPE_REAL unset: run through go test ./addon, which builds drape")
+        box = runner.cli_json(self.bin, ["fit-collider", "box", obj, "--json"])
+        self.assertEqual(box, {"type": "box", "center": [0.5, 0.5, 1], "half": [0.5, 0.5, 1]})
+        with self.assertRaises(runner.CLIError) as cm:
+            runner.cli_json(self.bin, ["fit-collider", "torus", obj, "--json"])
+        self.assertIn("exit 2", str(cm.exception))
+        listing = runner.cli_json(self.bin, ["presets", "--json"])
+        self.assertIn("cotton", [p["name"] for p in listing["presets"]])
+        self.assertEqual(listing["defaults"]["fabric"], "cotton")
+
     def test_parse_json_line(self):
         cases = [
             ('{"frame": 3, "frames": 10}', True, False),
