@@ -3,8 +3,29 @@
 import bpy
 
 from . import operators
-from . import properties
+from . import runner
 from . import scene_export as sx
+
+
+_binaries = {}  # preference path -> the drape found for it
+
+
+def substeps_hint(context):
+    """Returns Quality 0's hint: drape's default substeps and the most it
+    raises them to, as the drape the add-on runs says (`drape presets
+    --json`), so the add-on repeats no number of drape's."""
+    prefs = operators.addon_prefs(context)
+    pref = prefs.drape_path if prefs else ""
+    exe = _binaries.get(pref)
+    if exe is None:
+        try:
+            exe = _binaries[pref] = operators.binary(context)
+        except runner.BinaryError:
+            return "drape's default substeps (drape not found: set its path in the preferences)"
+    d = runner.drape_defaults(exe) or {}
+    if not isinstance(d.get("substeps"), int) or not isinstance(d.get("max_auto_substeps"), int):
+        return "drape's default substeps"
+    return "drape's default: %d substeps (up to %d for stiff fabrics)" % (d["substeps"], d["max_auto_substeps"])
 
 
 def _wrapped(layout, context, text, icon='NONE'):
@@ -59,8 +80,7 @@ class DRAPE_PT_cloth(bpy.types.Panel):
                 if s.baked_substeps:
                     hint = "drape's default: %d substeps in the last bake" % s.baked_substeps
                 else:
-                    hint = "drape's default: %d substeps (up to %d for stiff fabrics)" % (
-                        properties.DEFAULT_SUBSTEPS, properties.MAX_AUTO_SUBSTEPS)
+                    hint = substeps_hint(context)
                 row = col.row()
                 row.alignment = 'RIGHT'
                 row.label(text=hint, icon='INFO')

@@ -21,12 +21,6 @@ FABRIC_PRESETS = [
 MATERIAL_FABRICS = [("CLOTH", "Cloth's Fabric", "The faces of this material take the cloth object's fabric")] + \
     FABRIC_PRESETS
 
-# drape's substeps when the scene sets none (solver.DefaultParams) and the
-# most it raises them to for bending (bake.maxAutoSubsteps); a bake reports
-# the substeps it used, which the panel shows after it.
-DEFAULT_SUBSTEPS = 15
-MAX_AUTO_SUBSTEPS = 60
-
 ROLES = [
     ("NONE", "None", "Not part of drape bakes"),
     ("CLOTH", "Cloth", "Bake this mesh as cloth with drape"),
@@ -84,9 +78,9 @@ class DRAPE_PG_object_settings(bpy.types.PropertyGroup):
     drag: FloatProperty(name="Air Drag", default=1.0, min=0.0, soft_max=10.0, description="Air drag coefficient")
 
     substeps: IntProperty(name="Quality", default=0, min=0, max=1000, soft_max=100,
-                          description="Substeps per frame; 0 uses drape's default (%d, raised up to %d for a fabric "
-                                      "too stiff to bend with fewer). More is slower but stiffer and safer"
-                                      % (DEFAULT_SUBSTEPS, MAX_AUTO_SUBSTEPS))
+                          description="Substeps per frame; 0 uses drape's default (the panel says which: "
+                                      "drape raises it for a fabric too stiff to bend with fewer). More is slower but "
+                                      "stiffer and safer")
     use_scene_range: BoolProperty(name="Scene Frame Range", default=True,
                                   description="Bake the scene's frame range")
     frame_start: IntProperty(name="Start", default=1, min=0, update=_update_range, description="First baked frame")

@@ -228,6 +228,22 @@ def cli_json(binary, args, timeout=60):
         raise CLIError("drape %s printed no JSON: %r" % (" ".join(args[:1]), (cp.stdout or "")[:200]))
 
 
+_defaults = {}
+
+
+def drape_defaults(binary):
+    """Returns drape's defaults (`presets --json`'s "defaults": substeps,
+    max_auto_substeps, the thickness rule, ...) of the drape at binary,
+    asked once per path; None when that drape cannot say (a failed run)."""
+    if binary not in _defaults:
+        try:
+            listing = cli_json(binary, ["presets", "--json"], timeout=10)
+            _defaults[binary] = listing.get("defaults") if isinstance(listing, dict) else None
+        except CLIError:
+            _defaults[binary] = None
+    return _defaults[binary]
+
+
 def bake_argv(binary, scene_path):
     """Returns the command line of one bake."""
     return [binary, "bake", scene_path, "--progress", "json", "--json"]
