@@ -172,13 +172,10 @@ func newProjGraph(m *Model, owners int) *projGraph {
 	}
 	l := &m.limit
 	for c := 0; c+1 < len(l.colours); c++ {
-		// by work: a chain holds chainOff[k+1]-chainOff[k] limits
-		cutWork(cut, l.colours[c], l.colours[c+1], func(k int) int { return int(l.chainOff[k+1] - l.chainOff[k]) })
+		// by work (chainWork)
+		cutWork(cut, l.colours[c], l.colours[c+1], l.chainWork)
 		add(taskLimits, cut, func(vs []int32, k int) []int32 {
-			for i := l.chainOff[k]; i < l.chainOff[k+1]; i++ {
-				vs = append(vs, l.path[l.off[i]:l.off[i+1]]...)
-			}
-			return vs
+			return append(vs, l.chainTouches(k)...)
 		})
 	}
 	for c := 0; c+1 < len(st.colours); c++ {

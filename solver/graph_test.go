@@ -24,10 +24,7 @@ func TestProjGraphOrdersSharedVertices(t *testing.T) {
 			for i := k.lo; i < k.hi; i++ {
 				switch k.kind {
 				case taskLimits:
-					l := &m.limit
-					for j := l.chainOff[i]; j < l.chainOff[i+1]; j++ {
-						vs = append(vs, l.path[l.off[j]:l.off[j+1]]...)
-					}
+					vs = append(vs, m.limit.chainTouches(int(i))...)
 				case taskStretch:
 					vs = append(vs, m.stretch.v[i][:]...)
 				case taskBend:

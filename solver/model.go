@@ -224,7 +224,7 @@ func NewModel(rest []vec.Vec3, tris [][3]int32, pins []Pin, p Params) (*Model, e
 	if p.Solver == SolverXPBD {
 		m.buildLimits()
 	} else {
-		m.limit = limitBlock{colours: []int{0}, chainOff: []int32{0}, off: []int32{0}}
+		m.limit = limitBlock{colours: []int{0}, chainOff: []int32{0}, off: []int32{0}, cvOff: []int32{0}}
 	}
 	m.buildBend()
 	if p.Tethers {

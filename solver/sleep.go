@@ -262,7 +262,7 @@ func (sl *sleeper) listAwake(m *Model) {
 		for k := lb.colours[c]; k < lb.colours[c+1]; k++ {
 			if sl.chainAwake(lb, k) {
 				sl.limAct = append(sl.limAct, int32(k))
-				work += int(lb.chainOff[k+1] - lb.chainOff[k])
+				work += lb.chainWork(k)
 			}
 		}
 		sl.limActCol = append(sl.limActCol, len(sl.limAct))
@@ -270,10 +270,10 @@ func (sl *sleeper) listAwake(m *Model) {
 	}
 }
 
-// chainAwake reports whether a limit of chain k has a vertex with non-zero
+// chainAwake reports whether chain k touches a vertex with non-zero
 // inverse mass.
 func (sl *sleeper) chainAwake(lb *limitBlock, k int) bool {
-	for _, v := range lb.path[lb.off[lb.chainOff[k]]:lb.off[lb.chainOff[k+1]]] {
+	for _, v := range lb.chainTouches(k) {
 		if sl.w[v] != 0 {
 			return true
 		}

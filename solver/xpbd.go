@@ -48,6 +48,10 @@ type XPBD struct {
 	lamS    []float64
 	lamB    []float64
 	lamL    []float64
+	lamC    []float64  // per chain edge (limits.go)
+	chNrm   []vec.Vec3 // projectChain's scratch, per chain edge
+	chC     []float64
+	chD     []float64
 	volGrad []vec.Vec3 // per vertex: volume gradients (volume.go)
 	fnLim   func(lo, hi int)
 	fnPred  func(lo, hi int)
@@ -111,7 +115,11 @@ func NewXPBD(m *Model) *XPBD {
 		x.lamS = make([]float64, len(m.stretch.v))
 		x.lamB = make([]float64, len(m.bend.v))
 		x.lamL = make([]float64, len(m.limit.maxLen))
+		x.lamC = make([]float64, len(m.limit.rest))
 	}
+	x.chNrm = make([]vec.Vec3, len(m.limit.rest))
+	x.chC = make([]float64, len(m.limit.rest))
+	x.chD = make([]float64, len(m.limit.rest))
 	if len(m.volumes) > 0 {
 		x.volGrad = make([]vec.Vec3, len(m.Rest))
 	}
@@ -186,6 +194,7 @@ func (x *XPBD) step(k, n int, t, dt float64) {
 	clear(x.lamS)
 	clear(x.lamB)
 	clear(x.lamL)
+	clear(x.lamC)
 	sleeping := x.sl != nil && x.sl.asleep > 0
 	for it := 0; it < p.Iterations; it++ {
 		x.projectSoftPins(t + dt)
@@ -347,7 +356,7 @@ func (x *XPBD) runLimits() {
 	for c := 0; c+1 < len(b.colours); c++ {
 		x.cBase = b.colours[c]
 		lo, hi := b.colours[c], b.colours[c+1]
-		x.pool.RunGrain(hi-lo, int(b.chainOff[hi]-b.chainOff[lo]), x.fnLim)
+		x.pool.RunGrain(hi-lo, b.work[c], x.fnLim)
 	}
 }
 
@@ -566,18 +575,34 @@ func (x *XPBD) projectLimits(lo, hi int) {
 	x.projectLimitRange(lo+x.cBase, hi+x.cBase)
 }
 
-// projectLimitRange projects the limits of chains [lo, hi) of one colour.
+// projectLimitRange projects chains [lo, hi) of one colour: each chain's
+// limits, coarse level first, then, on a chain that holds a pinned vertex,
+// its edges together (projectChain).
 func (x *XPBD) projectLimitRange(lo, hi int) {
 	b := &x.m.limit
 	pos, w, inv := x.s.Pos, x.m.InvMass, x.invDt2
-	if x.lamL == nil {
-		for i := b.chainOff[lo]; i < b.chainOff[hi]; i++ {
-			projectRope(pos, w, b.path[b.off[i]:b.off[i+1]], b.maxLen[i], b.alpha[i]*inv, 0)
+	for k := lo; k < hi; k++ {
+		for i := b.chainOff[k]; i < b.chainOff[k+1]; i++ {
+			var lam float64
+			if x.lamL != nil {
+				lam = x.lamL[i]
+			}
+			dl := projectRope(pos, w, b.path[b.off[i]:b.off[i+1]], b.maxLen[i], b.alpha[i]*inv, lam)
+			if x.lamL != nil {
+				x.lamL[i] += dl
+			}
 		}
-		return
-	}
-	for i := b.chainOff[lo]; i < b.chainOff[hi]; i++ {
-		x.lamL[i] += projectRope(pos, w, b.path[b.off[i]:b.off[i+1]], b.maxLen[i], b.alpha[i]*inv, x.lamL[i])
+		if !b.solve[k] {
+			continue
+		}
+		e0 := b.chainEdges(k)
+		e1 := e0 + int(b.cvOff[k+1]-b.cvOff[k]) - 1
+		var lam []float64
+		if x.lamC != nil {
+			lam = x.lamC[e0:e1]
+		}
+		projectChain(pos, w, b.chainVerts(k), b.rest[e0:e1], b.alphaS[e0:e1], b.alphaC[e0:e1], inv, lam,
+			x.chNrm[e0:e1], x.chC[e0:e1], x.chD[e0:e1])
 	}
 }
 
