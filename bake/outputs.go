@@ -64,7 +64,7 @@ func checkReplaceable(target string) error {
 	}
 	listed, err := readSeqManifest(filepath.Join(target, seqManifest))
 	if err != nil {
-		return badInput(fmt.Errorf("output %s: the folder exists and is not a drape OBJ sequence (no readable %s in it); drape does not replace it", target, seqManifest), seqFix)
+		return badInput(fmt.Errorf("output %s: the folder exists and is not a drape OBJ sequence (no readable %s in it; a sequence drape wrote before it kept one has none, so delete that folder yourself); drape does not replace it", target, seqManifest), seqFix)
 	}
 	for _, e := range ents {
 		if e.Name() != seqManifest && !listed[e.Name()] {
