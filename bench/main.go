@@ -326,7 +326,14 @@ func bench(o options, stdout, log io.Writer) error {
 		}
 	}
 
-	fmt.Fprintf(stdout, "Command: `go run ./bench %s`  \n", strings.Join(os.Args[1:], " "))
+	var args []string
+	for _, a := range os.Args[1:] {
+		if a == "" || strings.ContainsAny(a, " \t\"'") {
+			a = strconv.Quote(a)
+		}
+		args = append(args, a)
+	}
+	fmt.Fprintf(stdout, "Command: `go run ./bench %s`  \n", strings.Join(args, " "))
 	fmt.Fprintf(stdout, "Machine: %d cores (GOMAXPROCS %d), load average %s at the start and %s at the end; %s; run took %s.\n\n",
 		runtime.NumCPU(), runtime.GOMAXPROCS(0), load0, load1, strings.Join(versions, "; "), time.Since(start).Round(time.Second))
 	writeTable(stdout, scenes, tools, results)
