@@ -190,7 +190,9 @@ type massSpring struct {
 
 func newMassSpring(m *Model) *massSpring {
 	nv := len(m.Rest)
-	ms := &massSpring{base: newBase(m), sp: m.springs, kind: m.Params.Solver}
+	// the springs are this integrator's own model of the cloth: XPBD's
+	// constraints live on the Model, the springs with their integrator
+	ms := &massSpring{base: newBase(m), sp: newSpringSet(m), kind: m.Params.Solver}
 	ms.xOld = make([]vec.Vec3, nv)
 	ms.sAcc = make([]vec.Vec3, nv)
 	if ms.kind == SolverImplicit {

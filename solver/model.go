@@ -161,8 +161,6 @@ type Model struct {
 	seamRest  []float64
 	seamStart []int32
 	seamAdj   []int32
-
-	springs *springSet // mass-spring model, nil for XPBD
 }
 
 // distBlock holds distance constraints sorted by colour (struct of slices).
@@ -229,9 +227,6 @@ func NewModel(rest []vec.Vec3, tris [][3]int32, pins []Pin, p Params) (*Model, e
 	m.buildBend()
 	if p.Tethers {
 		m.buildTethers()
-	}
-	if p.Solver != SolverXPBD {
-		m.springs = newSpringSet(m)
 	}
 	return m, nil
 }
