@@ -230,6 +230,11 @@ def main(argv):
 
     wp.config.quiet = True
     wp.init()
+    try:
+        wp.get_device(a.device)
+    except RuntimeError as e:
+        sys.stderr.write("newton_cloth.py: --device %s: %s (use --device cpu here)\n" % (a.device, e))
+        sys.exit(2)
     verts, tris = read_obj(a.cloth, a.scale)
     pos, wtris, fmap = weld(verts, tris)
     h = mean_edge(pos, wtris)
