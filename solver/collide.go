@@ -70,8 +70,7 @@ func (b *base) collide(t, dt float64) {
 // (about a microsecond, against tens of nanoseconds for the analytic
 // shapes): the collider passes hand out the vertices by this work, so
 // that a garment of under 2048 vertices on a body is still shared among
-// the workers (the T-shirt example's 1696 were not: its worker thread
-// idled 81 % of the bake).
+// the workers.
 const meshCost = 32
 
 // prepare evaluates every collider of the frame at time t (the end of the

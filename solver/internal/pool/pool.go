@@ -23,9 +23,7 @@ import (
 // claimed. The caller claims chunks from the front and the workers from
 // the back: the colours of a constraint set are in mesh order, so on two
 // threads each goroutine tends to run the same half of the cloth in every
-// phase and finds its vertices in its own core's cache (the 64 x 64
-// sphere drape without self-collision, 2 threads: 9.14-9.41 ms/frame
-// claiming from one end, 9.03-9.18 from both, 6 interleaved bakes each).
+// phase and finds its vertices in its own core's cache.
 // Workers spin between phases (see spinIdle), then sleep on a
 // condition variable until the next phase, and park on a channel between
 // Steps.
@@ -296,9 +294,8 @@ func (p *Pool) RunWork(count, work, grain int, fn func(lo, hi int)) {
 		fn(0, count)
 		return
 	}
-	// 2 chunks per worker (4 cost 5 % more on a 64 x 64 cloth, whose
-	// phases are small: 32 per substep), at least grain/2 work each, and
-	// at most chunkMask chunks
+	// 2 chunks per worker (more cost more on a small cloth, whose phases
+	// are short), at least grain/2 work each, and at most chunkMask chunks
 	chunks := min(2*p.n, work/(grain/2), count)
 	size := max((count+chunks-1)/chunks, count/chunkMask+1)
 	p.publish(count, fn, size)
