@@ -57,6 +57,23 @@ def binary(context):
     return runner.find_binary(bpy.path.abspath(pref) if pref else "", os.path.dirname(os.path.abspath(__file__)))[0]
 
 
+_found = {}  # preference path -> the drape found for it
+
+
+def cached_binary(context):
+    """Returns binary(context), looked up once per preference path (for
+    panels and property updates, which run often); None when there is no
+    usable drape."""
+    prefs = addon_prefs(context)
+    pref = prefs.drape_path if prefs else ""
+    if pref not in _found:
+        try:
+            _found[pref] = binary(context)
+        except runner.BinaryError:
+            return None  # not remembered: the user may fix it
+    return _found[pref]
+
+
 def bake_refusal(obj):
     """Returns why drape.bake cannot bake obj (the operator's tooltip and
     the error a script gets), or "" when it can."""

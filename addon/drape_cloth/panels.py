@@ -7,21 +7,13 @@ from . import runner
 from . import scene_export as sx
 
 
-_binaries = {}  # preference path -> the drape found for it
-
-
 def substeps_hint(context):
     """Returns Quality 0's hint: drape's default substeps and the most it
     raises them to, as the drape the add-on runs says (`drape presets
     --json`), so the add-on repeats no number of drape's."""
-    prefs = operators.addon_prefs(context)
-    pref = prefs.drape_path if prefs else ""
-    exe = _binaries.get(pref)
+    exe = operators.cached_binary(context)
     if exe is None:
-        try:
-            exe = _binaries[pref] = operators.binary(context)
-        except runner.BinaryError:
-            return "drape's default substeps (drape not found: set its path in the preferences)"
+        return "drape's default substeps (drape not found: set its path in the preferences)"
     d = runner.drape_defaults(exe) or {}
     if not isinstance(d.get("substeps"), int) or not isinstance(d.get("max_auto_substeps"), int):
         return "drape's default substeps"

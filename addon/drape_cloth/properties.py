@@ -5,8 +5,8 @@ import bpy
 from bpy.props import (BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty,
                        PointerProperty, StringProperty)
 
-# drape's fabric presets (`drape presets`); keep in step with bake/presets.go.
-# The override defaults below are cotton's values.
+# drape's fabric presets (`drape presets`), named here for the menu; an
+# override turned on starts at its preset's value as drape has it.
 FABRIC_PRESETS = [
     ("cotton", "Cotton", "Medium-weight woven cotton"),
     ("silk", "Silk", "Light, flowing silk"),
@@ -52,6 +52,50 @@ def _update_range(self, context):
         self.frame_end = self.frame_start
 
 
+def _from_preset(key):
+    """Returns the update of use_KEY: turning the override on starts it at
+    the value of the object's fabric preset as drape has it (`drape presets
+    --json`), so the add-on keeps no copy of drape's numbers; the property's
+    own default only marks a value nobody set."""
+    def update(self, context):
+        if not getattr(self, "use_" + key) or getattr(self, key) != self.bl_rna.properties[key].default:
+            return  # off, or a value already set (a script sets it first)
+        from . import operators, runner
+        exe = operators.cached_binary(context)
+        preset = runner.drape_preset(exe, self.fabric) if exe else None
+        if preset and isinstance(preset.get(key), (int, float)):
+            setattr(self, key, float(preset[key]))
+    return update
+
+
+def _thickness_from_drape(self, context):
+    """Turning Thickness on starts it at what drape picks for this mesh
+    without it (`drape presets --json`: a fraction of the mean edge length
+    within a range)."""
+    if not self.use_thickness or self.thickness != self.bl_rna.properties["thickness"].default:
+        return
+    from . import operators, runner
+    exe = operators.cached_binary(context)
+    d = runner.drape_defaults(exe) if exe else None
+    obj = getattr(context, "object", None)
+    if not d or obj is None or obj.type != 'MESH' or obj.drape.as_pointer() != self.as_pointer():
+        return
+    try:
+        lo, hi, frac = float(d["thickness_min"]), float(d["thickness_max"]), float(d["thickness_edge_fraction"])
+    except (KeyError, TypeError, ValueError):
+        return
+    me, mw = obj.data, obj.matrix_world
+    me.calc_loop_triangles()
+    total, n = 0.0, 0
+    for t in me.loop_triangles:
+        p = [mw @ me.vertices[i].co for i in t.vertices]
+        for k in range(3):
+            total += (p[k] - p[(k + 1) % 3]).length
+            n += 1
+    if n:
+        self.thickness = min(hi, max(lo, frac * total / n))
+
+
 class DRAPE_PG_object_settings(bpy.types.PropertyGroup):
     """The drape settings of one object: its role, and cloth or collider settings."""
 
@@ -61,20 +105,26 @@ class DRAPE_PG_object_settings(bpy.types.PropertyGroup):
     # cloth
     fabric: EnumProperty(name="Fabric", items=FABRIC_PRESETS, default="cotton",
                          description="drape fabric preset; the overrides below change single values of it")
-    use_density: BoolProperty(name="Density", default=False, description="Override the preset's density")
+    use_density: BoolProperty(name="Density", default=False, description="Override the preset's density",
+                              update=_from_preset("density"))
     density: FloatProperty(name="Density", default=0.15, min=1e-4, soft_max=2.0, precision=3,
                            description="Mass per area [kg/m²]")
-    use_stretch: BoolProperty(name="Stretch", default=False, description="Override the preset's stretch stiffness")
+    use_stretch: BoolProperty(name="Stretch", default=False, description="Override the preset's stretch stiffness",
+                              update=_from_preset("stretch"))
     stretch: FloatProperty(name="Stretch", default=1.0e4, min=1e-3, soft_max=1e6,
                            description="Stretch stiffness [N/m]")
-    use_shear: BoolProperty(name="Shear", default=False, description="Override the preset's shear stiffness")
+    use_shear: BoolProperty(name="Shear", default=False, description="Override the preset's shear stiffness",
+                            update=_from_preset("shear"))
     shear: FloatProperty(name="Shear", default=33.7, min=1e-3, soft_max=1e5, description="Shear stiffness [N/m]")
-    use_bend: BoolProperty(name="Bend", default=False, description="Override the preset's bending stiffness")
+    use_bend: BoolProperty(name="Bend", default=False, description="Override the preset's bending stiffness",
+                           update=_from_preset("bend"))
     bend: FloatProperty(name="Bend", default=9.8e-6, min=0.0, soft_max=1e-2, precision=6,
                         description="Bending stiffness [N·m]")
-    use_damping: BoolProperty(name="Damping", default=False, description="Override the preset's damping")
+    use_damping: BoolProperty(name="Damping", default=False, description="Override the preset's damping",
+                              update=_from_preset("damping"))
     damping: FloatProperty(name="Damping", default=0.05, min=0.0, soft_max=20.0, description="Velocity damping [1/s]")
-    use_drag: BoolProperty(name="Air Drag", default=False, description="Override the preset's air drag")
+    use_drag: BoolProperty(name="Air Drag", default=False, description="Override the preset's air drag",
+                           update=_from_preset("drag"))
     drag: FloatProperty(name="Air Drag", default=1.0, min=0.0, soft_max=10.0, description="Air drag coefficient")
 
     substeps: IntProperty(name="Quality", default=0, min=0, max=1000, soft_max=100,
@@ -96,11 +146,12 @@ class DRAPE_PG_object_settings(bpy.types.PropertyGroup):
     volume: FloatProperty(name="Volume", default=1.0, min=0.1, max=10.0, soft_max=3.0, precision=2,
                           description="Volume each closed piece holds, times its rest volume: 1 keeps it lofted, above 1 "
                                       "inflates it")
-    use_thickness: BoolProperty(name="Thickness", default=False,
+    use_thickness: BoolProperty(name="Thickness", default=False, update=_thickness_from_drape,
                                 description="Set the cloth thickness; off lets drape scale it to the mesh")
     thickness: FloatProperty(name="Thickness", default=0.005, min=1e-5, soft_max=0.1, precision=4, unit='LENGTH',
                              description="Distance kept from colliders and from itself [m]")
-    use_friction: BoolProperty(name="Friction", default=False, description="Override the fabric's collider friction")
+    use_friction: BoolProperty(name="Friction", default=False, description="Override the fabric's collider friction",
+                               update=_from_preset("friction"))
     friction: FloatProperty(name="Friction", default=0.5, min=0.0, soft_max=2.0,
                             description="Cloth-collider friction coefficient")
     self_collision: BoolProperty(name="Self Collision", default=False,

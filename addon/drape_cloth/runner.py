@@ -228,20 +228,36 @@ def cli_json(binary, args, timeout=60):
         raise CLIError("drape %s printed no JSON: %r" % (" ".join(args[:1]), (cp.stdout or "")[:200]))
 
 
-_defaults = {}
+_listings = {}
+
+
+def _presets_listing(binary):
+    """Returns `presets --json` of the drape at binary, asked once per path;
+    {} when that drape cannot say (a failed run)."""
+    if binary not in _listings:
+        try:
+            listing = cli_json(binary, ["presets", "--json"], timeout=10)
+        except CLIError:
+            listing = None
+        _listings[binary] = listing if isinstance(listing, dict) else {}
+    return _listings[binary]
 
 
 def drape_defaults(binary):
     """Returns drape's defaults (`presets --json`'s "defaults": substeps,
-    max_auto_substeps, the thickness rule, ...) of the drape at binary,
-    asked once per path; None when that drape cannot say (a failed run)."""
-    if binary not in _defaults:
-        try:
-            listing = cli_json(binary, ["presets", "--json"], timeout=10)
-            _defaults[binary] = listing.get("defaults") if isinstance(listing, dict) else None
-        except CLIError:
-            _defaults[binary] = None
-    return _defaults[binary]
+    max_auto_substeps, the thickness rule, ...) of the drape at binary, or
+    None when that drape cannot say."""
+    d = _presets_listing(binary).get("defaults")
+    return d if isinstance(d, dict) else None
+
+
+def drape_preset(binary, name):
+    """Returns the fabric preset name of the drape at binary (density,
+    stretch, shear, bend, damping, drag, friction, ...), or None."""
+    for p in _presets_listing(binary).get("presets") or []:
+        if isinstance(p, dict) and p.get("name") == name:
+            return p
+    return None
 
 
 def bake_argv(binary, scene_path):

@@ -25,6 +25,7 @@ import math
 import os
 import shutil
 import stat
+import subprocess
 import sys
 import unittest
 
@@ -954,6 +955,32 @@ class PanelTests(Base):
     def setUp(self):
         super().setUp()
         use_binary(fake_binary())
+
+    def test_overrides_start_at_drapes_values(self):
+        """An override turned on starts at drape's own value (drape presets
+        --json through the fake, which asks the real drape): the silk
+        preset's density, drape's thickness for this 5 mm mesh; a value a
+        script set first is kept."""
+        cloth = make_cloth(n=60, size=0.3)
+        listing = json.loads(subprocess.run([fake_binary(), "presets", "--json"], capture_output=True, text=True,
+                                            check=True).stdout)
+        silk = next(p for p in listing["presets"] if p["name"] == "silk")
+        d = listing["defaults"]
+        s = cloth.drape
+        s.fabric = 'silk'
+        s.use_density = True
+        self.assertAlmostEqual(s.density, silk["density"], 6, "Density override starts at silk's")
+        s.use_friction = True
+        self.assertAlmostEqual(s.friction, silk["friction"], 6, "Friction override starts at silk's")
+        activate(cloth)
+        s.use_thickness = True
+        self.assertTrue(d["thickness_min"] <= s.thickness < d["thickness_max"],
+                        "Thickness %g, want drape's pick for 5 mm edges within %g..%g"
+                        % (s.thickness, d["thickness_min"], d["thickness_max"]))
+        s.use_stretch = False
+        s.stretch = 1234.0
+        s.use_stretch = True
+        self.assertEqual(s.stretch, 1234.0, "a stretch set before the override was replaced")
 
     def test_poll_refuses_what_is_not_cloth(self):
         """bpy.ops.drape.bake() (F3 search, scripts) refuses a collider and
