@@ -108,7 +108,8 @@ func TestHangingCurtainStrain(t *testing.T) {
 // BenchmarkStrain bakes the strain scenes at several resolutions and
 // reports their strain and shape with the time per frame (one bake per
 // iteration; run with -benchtime 1x): the hanging and the swinging curtain
-// for 48 frames, and the sphere drape for 72.
+// for 48 frames, and the sphere drape for 72, on a sphere of the default
+// friction and on a slippery one.
 //
 //	go test ./solver -run '^$' -bench 'Strain/sphere/N=128' -benchtime 1x
 func BenchmarkStrain(b *testing.B) {
@@ -128,6 +129,14 @@ func BenchmarkStrain(b *testing.B) {
 		}},
 		{"sphere", []int{64, 128, 256}, 72, func(b *testing.B, n int) (*Model, *State, []sdf.Collider) {
 			return sphereSheet(b, n, DefaultParams())
+		}},
+		// the sphere drape on a slippery sphere (friction 0.1 against the
+		// default 0.5 static, 0.4 kinetic; without friction the sheet
+		// slides off): how much of the strain friction holds
+		{"sphere-slippery", []int{64, 128}, 72, func(b *testing.B, n int) (*Model, *State, []sdf.Collider) {
+			m, s, cs := sphereSheet(b, n, DefaultParams())
+			cs[0].StaticFriction, cs[0].KineticFriction = 0.1, 0.1
+			return m, s, cs
 		}},
 	}
 	for _, sc := range scenes {
