@@ -96,8 +96,16 @@ func AbandonStaged() {
 	}
 }
 
-// stageFile writes a temporary file beside target through write.
-func stageFile(target string, write func(io.Writer) error) (*staged, error) {
+// stagedFile is a temporary file beside its target, open for writing
+// through w; finish closes it and readies it for commit, abort removes it.
+type stagedFile struct {
+	*staged
+	f *os.File
+	w *bufio.Writer
+}
+
+// openStaged creates the temporary file beside target.
+func openStaged(target string) (*stagedFile, error) {
 	dir := filepath.Dir(target)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, writeFailure(target, fmt.Errorf("create output folder %s: %w", dir, err))
@@ -109,30 +117,56 @@ func stageFile(target string, write func(io.Writer) error) (*staged, error) {
 	}
 	st := &staged{target: target, tmp: f.Name()}
 	track(st.tmp, true)
-	bw := bufio.NewWriterSize(f, 1<<20)
-	err = write(bw)
+	return &stagedFile{staged: st, f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
+}
+
+// finish flushes, syncs and closes the file; on failure it removes it and
+// returns the write failure.
+func (s *stagedFile) finish() (*staged, error) {
+	err := s.w.Flush()
 	if err == nil {
-		err = bw.Flush()
+		err = s.f.Sync()
 	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
+	if cerr := s.f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(st.tmp, 0o644)
+		err = os.Chmod(s.tmp, 0o644)
 	}
 	if err != nil {
-		st.discard()
-		return nil, writeFailure(target, fmt.Errorf("write %s: %w", target, err))
+		s.discard()
+		return nil, s.fail(err)
 	}
-	return st, nil
+	return s.staged, nil
 }
 
-// stageDir creates a temporary folder beside target and lets fill write
-// files into it, then adds the sequence manifest listing them.
-func stageDir(target string, fill func(dir string) error) (*staged, error) {
+// abort closes and removes the file.
+func (s *stagedFile) abort() {
+	s.f.Close()
+	s.discard()
+}
+
+// fail is err, a failure to write the staged output, marked as such.
+func (s *staged) fail(err error) error {
+	return writeFailure(s.target, fmt.Errorf("write %s: %w", s.target, err))
+}
+
+// stageFile writes a temporary file beside target through write.
+func stageFile(target string, write func(io.Writer) error) (*staged, error) {
+	sf, err := openStaged(target)
+	if err != nil {
+		return nil, err
+	}
+	if err := write(sf.w); err != nil {
+		sf.abort()
+		return nil, sf.fail(err)
+	}
+	return sf.finish()
+}
+
+// openStagedDir creates a temporary folder beside target for the files of
+// an OBJ sequence; finishDir adds the manifest and readies it for commit.
+func openStagedDir(target string) (*staged, error) {
 	target = filepath.Clean(target)
 	parent := filepath.Dir(target)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -145,18 +179,21 @@ func stageDir(target string, fill func(dir string) error) (*staged, error) {
 	}
 	st := &staged{target: target, tmp: tmp, dir: true}
 	track(tmp, true)
-	err = fill(tmp)
+	return st, nil
+}
+
+// finishDir adds the sequence manifest listing the folder's files; on
+// failure it removes the folder and returns the write failure.
+func (s *staged) finishDir() (*staged, error) {
+	err := writeSeqManifest(s.tmp)
 	if err == nil {
-		err = writeSeqManifest(tmp)
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o755)
+		err = os.Chmod(s.tmp, 0o755)
 	}
 	if err != nil {
-		st.discard()
-		return nil, writeFailure(target, fmt.Errorf("write %s: %w", target, err))
+		s.discard()
+		return nil, s.fail(err)
 	}
-	return st, nil
+	return s, nil
 }
 
 // discard removes a staged output.

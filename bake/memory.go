@@ -8,8 +8,8 @@ import (
 	"strings"
 )
 
-// Bytes per vertex per stored frame that a bake holds at its peak, while
-// it writes a glTF: the recorded simulation positions (float64 x 3), the
+// Bytes per vertex per stored frame that a bake with a glTF or USD output
+// holds at its peak, while it writes a glTF: the recorded simulation positions (float64 x 3), the
 // positions scattered onto the render vertices and their normals
 // (float64 x 3 each), and the glTF's float32 morph data with its encoded
 // copy (float32 x 3, positions and normals, twice). Point caches and OBJ
@@ -18,6 +18,11 @@ const (
 	bytesPerSimVertex    = 24
 	bytesPerRenderVertex = 24 + 24 + 2*2*12
 	bytesPerCacheVertex  = 24
+	// A bake whose outputs all stream (PC2, MDD, OBJ sequence) holds per
+	// stored frame only its number and time, and per output a write
+	// buffer.
+	bytesPerStreamedFrame = 16
+	bytesStreamBuffer     = 1<<20 + 1<<16
 	// The model, the solver's scratch and the self-contact structures per
 	// simulation vertex and triangle, an upper estimate.
 	bytesModelPerVertex   = 2048
@@ -66,6 +71,17 @@ func storedFrames(sc *Scene) int64 {
 	return n
 }
 
+// storedFrameNumbers lists the baked frame numbers of the stored frames.
+func storedFrameNumbers(sc *Scene) []int {
+	out := make([]int, 0, storedFrames(sc))
+	for k := 0; k < sc.Frames; k++ {
+		if k%sc.FrameStep == 0 || k == sc.Frames-1 {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // memoryEstimate returns the bytes the bake will hold at its peak, from
 // the stored frames, the vertex counts and the outputs.
 func (j *Job) memoryEstimate() int64 {
@@ -73,14 +89,26 @@ func (j *Job) memoryEstimate() int64 {
 	frames := storedFrames(sc)
 	sim, render := int64(len(j.Welded.Positions)), int64(len(j.Welded.RenderToSim))
 	tris := int64(len(j.Welded.Triangles))
-	perFrame := sim*bytesPerSimVertex + render*bytesPerRenderVertex
-	for _, p := range j.outputPaths() {
-		if k, _ := ParseOutputKind(p); k != OutputGLB && k != OutputGLTF {
-			perFrame += max(render, int64(j.Mesh.SourceVertices)) * bytesPerCacheVertex
-			break
+	model := sim*bytesModelPerVertex + tris*bytesModelPerTriangle
+	var live int64
+	if j.streams() {
+		// Each frame goes to disk as it comes: the bake holds the last
+		// frame, one frame scattered onto the render vertices and one in
+		// each output's order, the frame numbers and times, and each
+		// output's write buffer.
+		outs := int64(len(j.outputPaths()))
+		held := sim*bytesPerSimVertex + render*bytesPerRenderVertex + outs*max(render, int64(j.Mesh.SourceVertices))*bytesPerCacheVertex
+		live = held + sat(frames, bytesPerStreamedFrame) + outs*bytesStreamBuffer + model
+	} else {
+		perFrame := sim*bytesPerSimVertex + render*bytesPerRenderVertex
+		for _, p := range j.outputPaths() {
+			if k, _ := ParseOutputKind(p); k != OutputGLB && k != OutputGLTF {
+				perFrame += max(render, int64(j.Mesh.SourceVertices)) * bytesPerCacheVertex
+				break
+			}
 		}
+		live = sat(frames, perFrame) + model
 	}
-	live := sat(frames, perFrame) + sim*bytesModelPerVertex + tris*bytesModelPerTriangle
 	if live > 1<<61 {
 		return 1 << 62
 	}
@@ -143,7 +171,11 @@ func (j *Job) checkMemory(maxBytes int64) error {
 	sc := j.Scene
 	frames := storedFrames(sc)
 	fix := "store fewer frames (--frame-step K keeps every Kth frame; fewer --frames), use a coarser mesh, or set the budget with --max-memory SIZE (e.g. --max-memory 32G; the default is 80 % of physical memory)"
-	if perFrame := (est - j.memoryEstimateFixed()) / max(frames, 1); perFrame > 0 {
+	streamFix := "; or write only point caches (.pc2, .mdd) or an OBJ sequence (DIR/), which stream their frames to disk instead of holding them"
+	if j.streams() {
+		fix = "use a coarser mesh, or set the budget with --max-memory SIZE (e.g. --max-memory 32G; the default is 80 % of physical memory)"
+		streamFix = ""
+	} else if perFrame := (est - j.memoryEstimateFixed()) / max(frames, 1); perFrame > 0 {
 		if fit := (budget - j.memoryEstimateFixed()) / perFrame; fit >= 2 && fit < frames {
 			k := (frames + fit - 1) / fit * int64(sc.FrameStep)
 			fix = fmt.Sprintf("store at most %d frames: --frame-step %d, or fewer --frames; or a coarser mesh; --max-memory SIZE sets the budget (default 80 %% of physical memory)", fit, k)
@@ -152,7 +184,7 @@ func (j *Job) checkMemory(maxBytes int64) error {
 	return &Error{Code: ExitBadInput,
 		Err: fmt.Errorf("%s: the bake would hold about %s in memory (%d stored frames of %d vertices), more than its budget of %s",
 			sc.Input, FormatBytes(est), frames, len(j.Welded.RenderToSim), FormatBytes(budget)),
-		Fix: fix}
+		Fix: fix + streamFix}
 }
 
 // memoryEstimateFixed is the part of memoryEstimate that does not grow

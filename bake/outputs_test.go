@@ -227,12 +227,22 @@ func TestAbandonStagedRemovesTemporaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := stageDir(filepath.Join(dir, "seq"), func(string) error { return nil })
+	d, err := openStagedDir(filepath.Join(dir, "seq"))
+	if err == nil {
+		d, err = d.finishDir()
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
+	// an output still streaming its frames
+	open, err := openStaged(filepath.Join(dir, "out.pc2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	open.w.Write([]byte("frame 0"))
+	open.w.Flush()
 	AbandonStaged()
-	for _, p := range []string{f.tmp, d.tmp} {
+	for _, p := range []string{f.tmp, d.tmp, open.tmp} {
 		if _, err := os.Lstat(p); err == nil {
 			t.Errorf("%s survived AbandonStaged", p)
 		}

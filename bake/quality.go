@@ -250,7 +250,10 @@ type intersectionCount struct {
 // side by side on the bake's threads; the result does not depend on their
 // number.
 func (j *Job) intersections(rec *Recording) intersectionCount {
-	tris := j.Model.SewnTriangles()
+	if rec.inter != nil {
+		return *rec.inter
+	}
+	acc := j.newInterAccum()
 	first := len(rec.Pos) - 1
 	if j.Scene.SelfCollision {
 		first = 0
@@ -267,7 +270,7 @@ func (j *Job) intersections(rec *Recording) intersectionCount {
 		go func() {
 			defer wg.Done()
 			for k := range next {
-				pairs[k] = solver.SelfIntersectingPairs(rec.Pos[k], tris)
+				pairs[k] = solver.SelfIntersectingPairs(rec.Pos[k], acc.tris)
 			}
 		}()
 	}
@@ -276,19 +279,44 @@ func (j *Job) intersections(rec *Recording) intersectionCount {
 	}
 	close(next)
 	wg.Wait()
-	n := intersectionCount{last: len(pairs[len(pairs)-1])}
 	for k := first; k < len(rec.Pos); k++ {
-		if len(pairs[k]) <= n.worst {
-			continue
-		}
-		n.worst = len(pairs[k])
-		pos := rec.Pos[k]
-		a, b := tris[pairs[k][0][0]], tris[pairs[k][0][1]]
-		ca := pos[a[0]].Add(pos[a[1]]).Add(pos[a[2]]).Scale(1.0 / 3)
-		cb := pos[b[0]].Add(pos[b[1]]).Add(pos[b[2]]).Scale(1.0 / 3)
-		n.at = &site{frame: rec.Frames[k], verts: []int32{a[0], a[1], a[2], b[0], b[1], b[2]}, pos: ca.Add(cb).Scale(0.5), collider: -1}
+		acc.add(rec.Frames[k], rec.Pos[k], pairs[k])
 	}
-	return n
+	return acc.n
+}
+
+// interAccum counts intersecting triangle pairs frame by frame, in frame
+// order, as intersections does over a whole recording.
+type interAccum struct {
+	j    *Job
+	tris [][3]int32
+	n    intersectionCount
+}
+
+func (j *Job) newInterAccum() *interAccum {
+	return &interAccum{j: j, tris: j.Model.SewnTriangles()}
+}
+
+// frame measures stored frame k as it comes: every stored frame with
+// self-collision on, only the last without.
+func (a *interAccum) frame(k int, pos []vec.Vec3, last bool) {
+	if a.j.Scene.SelfCollision || last {
+		a.add(k, pos, solver.SelfIntersectingPairs(pos, a.tris))
+	}
+}
+
+// add counts the pairs of a checked frame; the frames come in order and
+// the last one added is the bake's last.
+func (a *interAccum) add(frame int, pos []vec.Vec3, pairs [][2]int32) {
+	a.n.last = len(pairs)
+	if len(pairs) <= a.n.worst {
+		return
+	}
+	a.n.worst = len(pairs)
+	t0, t1 := a.tris[pairs[0][0]], a.tris[pairs[0][1]]
+	ca := pos[t0[0]].Add(pos[t0[1]]).Add(pos[t0[2]]).Scale(1.0 / 3)
+	cb := pos[t1[0]].Add(pos[t1[1]]).Add(pos[t1[2]]).Scale(1.0 / 3)
+	a.n.at = &site{frame: frame, verts: []int32{t0[0], t0[1], t0[2], t1[0], t1[1], t1[2]}, pos: ca.Add(cb).Scale(0.5), collider: -1}
 }
 
 // strainBounds returns the bounds on the largest edge strain in any frame

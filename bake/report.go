@@ -74,7 +74,9 @@ type Report struct {
 	WriteSeconds   float64 `json:"write_s"`
 	// QualitySeconds is the time the last-frame figures and the quality
 	// certificate took (with self-collision, a search for intersecting
-	// pairs in every written frame).
+	// pairs in every written frame). A bake whose outputs all stream
+	// writes and searches each frame as it comes: that time is in
+	// SimSeconds, and WriteSeconds is the outputs' completion.
 	QualitySeconds  float64  `json:"quality_s"`
 	SecondsPerFrame float64  `json:"seconds_per_frame"`
 	Warnings        []string `json:"warnings,omitempty"`
@@ -112,7 +114,7 @@ func (j *Job) report(rec *Recording, outs []OutputInfo) *Report {
 		SleepingFrames: rec.Sleeping,
 		Warnings:       append([]string(nil), j.Warnings...),
 	}
-	last := rec.Pos[len(rec.Pos)-1]
+	last := rec.lastPos()
 	for _, v := range j.Model.ClosedVolumes(last) {
 		r.ClosedVolumes = append(r.ClosedVolumes, round9(v))
 	}

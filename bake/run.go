@@ -238,17 +238,34 @@ func Run(ctx context.Context, sc *Scene, opt Options) (*Report, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	rec, err := j.Simulate(ctx, opt)
-	if err != nil {
-		return nil, err
+	var rec *Recording
+	var outs []OutputInfo
+	var simTime, writeTime time.Duration
+	if j.streams() {
+		// Every output is written frame by frame as the simulation
+		// produces it; only the commit remains after it.
+		var sinks *streamSinks
+		if sinks, err = j.openSinks(); err != nil {
+			return nil, err
+		}
+		rec, err = j.simulate(ctx, opt, sinks.frame)
+		simTime = time.Since(t0)
+		tw := time.Now()
+		if outs, err = sinks.close(ctx, err); err != nil {
+			return nil, err
+		}
+		writeTime = time.Since(tw)
+	} else {
+		if rec, err = j.Simulate(ctx, opt); err != nil {
+			return nil, err
+		}
+		simTime = time.Since(t0)
+		tw := time.Now()
+		if outs, err = j.Write(ctx, rec); err != nil {
+			return nil, err
+		}
+		writeTime = time.Since(tw)
 	}
-	simTime := time.Since(t0)
-	tw := time.Now()
-	outs, err := j.Write(ctx, rec)
-	if err != nil {
-		return nil, err
-	}
-	writeTime := time.Since(tw)
 	tq := time.Now()
 	rep := j.report(rec, outs)
 	if opt.Warn != nil {
@@ -264,10 +281,12 @@ func Run(ctx context.Context, sc *Scene, opt Options) (*Report, error) {
 	return rep, nil
 }
 
-// Recording holds the baked simulation positions of every stored frame.
+// Recording holds the baked simulation positions of every stored frame
+// (a streamed bake, whose outputs took each frame as it came, holds only
+// the last).
 type Recording struct {
 	Frames     []int        // baked frame number of each stored frame
-	Pos        [][]vec.Vec3 // simulation positions per stored frame
+	Pos        [][]vec.Vec3 // simulation positions per stored frame (nil when streamed)
 	MaxStretch float64      // over all frames
 	MaxPen     float64      // deepest collider penetration over all frames [m]
 	Sleeping   int          // frames in which some vertices slept (scene "sleep")
@@ -275,11 +294,32 @@ type Recording struct {
 	// maxStretchAt and maxPenAt say where MaxStretch and MaxPen happened.
 	maxStretchAt site
 	maxPenAt     site
+	// last is the last stored frame, and inter the intersecting pairs of
+	// the checked frames, measured as the frames came when streamed (nil:
+	// measured from Pos by report).
+	last  []vec.Vec3
+	inter *intersectionCount
+}
+
+// lastPos returns the positions of the last stored frame.
+func (rec *Recording) lastPos() []vec.Vec3 {
+	if rec.last != nil {
+		return rec.last
+	}
+	return rec.Pos[len(rec.Pos)-1]
 }
 
 // Simulate steps the scene's frames. Frame 0 is the rest pose; frame k is
 // k/fps seconds later.
 func (j *Job) Simulate(ctx context.Context, opt Options) (*Recording, error) {
+	return j.simulate(ctx, opt, nil)
+}
+
+// simulate steps the scene's frames and passes every stored frame to
+// stored, or keeps it in the Recording when stored is nil. With stored,
+// the Recording keeps only the last frame, and the intersecting pairs of
+// the checked frames are counted as the frames come.
+func (j *Job) simulate(ctx context.Context, opt Options, stored func(k int, pos []vec.Vec3) error) (*Recording, error) {
 	sc := j.Scene
 	integ, err := solver.NewIntegrator(j.Model)
 	if err != nil {
@@ -291,7 +331,11 @@ func (j *Job) Simulate(ctx context.Context, opt Options) (*Recording, error) {
 	}
 	dt := 1 / sc.FPS
 	rec := &Recording{started: time.Now()}
-	keep := func(k int, pos []vec.Vec3) {
+	var inter *interAccum
+	if stored != nil {
+		inter = j.newInterAccum()
+	}
+	keep := func(k int, pos []vec.Vec3) error {
 		s, e := j.maxStretch(pos)
 		if s > rec.MaxStretch {
 			rec.MaxStretch, rec.maxStretchAt = s, j.strainSite(k, e, pos)
@@ -304,7 +348,17 @@ func (j *Job) Simulate(ctx context.Context, opt Options) (*Recording, error) {
 		}
 		if k%sc.FrameStep == 0 || k == sc.Frames-1 {
 			rec.Frames = append(rec.Frames, k)
-			rec.Pos = append(rec.Pos, append([]vec.Vec3(nil), pos...))
+			if stored == nil {
+				rec.Pos = append(rec.Pos, append([]vec.Vec3(nil), pos...))
+			} else {
+				if err := stored(k, pos); err != nil {
+					return err
+				}
+				inter.frame(k, pos, k == sc.Frames-1)
+				if k == sc.Frames-1 {
+					rec.last = append([]vec.Vec3(nil), pos...)
+				}
+			}
 		}
 		if opt.Progress != nil {
 			el := time.Since(rec.started).Seconds()
@@ -314,8 +368,11 @@ func (j *Job) Simulate(ctx context.Context, opt Options) (*Recording, error) {
 			}
 			opt.Progress(Progress{Frame: k + 1, Frames: sc.Frames, Elapsed: el, ETA: eta, MaxStretch: s})
 		}
+		return nil
 	}
-	keep(0, st.Pos)
+	if err := keep(0, st.Pos); err != nil {
+		return nil, err
+	}
 	f := &solver.Frame{Gravity: j.Params.Gravity, Colliders: j.Colliders}
 	for k := 1; k < sc.Frames; k++ {
 		if err := ctx.Err(); err != nil {
@@ -335,7 +392,12 @@ func (j *Job) Simulate(ctx context.Context, opt Options) (*Recording, error) {
 		if a, ok := integ.(interface{ Asleep() int }); ok && a.Asleep() > 0 {
 			rec.Sleeping++
 		}
-		keep(k, st.Pos)
+		if err := keep(k, st.Pos); err != nil {
+			return nil, err
+		}
+	}
+	if inter != nil {
+		rec.inter = &inter.n
 	}
 	return rec, nil
 }

@@ -58,6 +58,24 @@ func (j *Job) renderFrames(rec *Recording) [][]vec.Vec3 {
 	return out
 }
 
+// streams reports whether every output can be written frame by frame as
+// the simulation produces it (PC2, MDD, OBJ sequence): then a bake holds
+// no frames. glTF and USD outputs need all frames at once (a glTF's morph
+// compression runs over all of them).
+func (j *Job) streams() bool {
+	for _, p := range j.outputPaths() {
+		if k, err := ParseOutputKind(p); err != nil || !k.streams() {
+			return false
+		}
+	}
+	return true
+}
+
+// streams reports whether outputs of kind k are written frame by frame.
+func (k OutputKind) streams() bool {
+	return k == OutputPC2 || k == OutputMDD || k == OutputOBJSeq
+}
+
 // Write writes every output of the scene. All outputs are staged beside
 // their targets first and renamed into place only when all succeeded and
 // the bake was not cancelled, so a failure leaves every target untouched.
@@ -105,18 +123,22 @@ func (j *Job) Write(ctx context.Context, rec *Recording) ([]OutputInfo, error) {
 						p, mi.Targets, 1e3*mi.MaxError, 1e3*mi.Bound)
 				}
 			}
-		case OutputPC2, OutputMDD:
-			frames := j.sourceFrames(render)
-			s, err = stageFile(p, func(w io.Writer) error {
-				if kind == OutputPC2 {
-					return meshio.WritePC2(w, frames, float64(rec.Frames[0]), float64(j.Scene.FrameStep))
+		case OutputPC2, OutputMDD, OutputOBJSeq:
+			var sk *frameSink
+			if sk, err = j.openSink(p, kind, rec.Frames); err == nil {
+				for k := range render {
+					if err = sk.frame(rec.Frames[k], render[k]); err != nil {
+						break
+					}
 				}
-				return meshio.WriteMDD(w, frames, j.times(rec))
-			})
+				if err == nil {
+					s, err = sk.finish()
+				} else {
+					sk.abort()
+				}
+			}
 		case OutputUSDA, OutputUSDC:
 			s, err = stageFile(p, func(w io.Writer) error { return j.writeUSD(w, rec, kind == OutputUSDC) })
-		case OutputOBJSeq:
-			s, err = stageDir(p, func(dir string) error { return j.writeOBJSeq(dir, rec, render) })
 		}
 		if err != nil {
 			return fail(err)
@@ -124,6 +146,12 @@ func (j *Job) Write(ctx context.Context, rec *Recording) ([]OutputInfo, error) {
 		st = append(st, s)
 		infos = append(infos, OutputInfo{Path: strings.TrimSuffix(p, "/"), Kind: kind, UnquantizedBytes: plain, Morph: morph, ExactBytes: exact})
 	}
+	return j.commit(ctx, st, infos)
+}
+
+// commit renames every staged output into place (or, on a cancelled
+// context, removes them all) and fills in the outputs' sizes.
+func (j *Job) commit(ctx context.Context, st []*staged, infos []OutputInfo) ([]OutputInfo, error) {
 	if err := commitAll(st, ctx.Err()); err != nil {
 		return nil, err
 	}
@@ -131,6 +159,114 @@ func (j *Job) Write(ctx context.Context, rec *Recording) ([]OutputInfo, error) {
 		infos[i].Bytes = pathSize(infos[i].Path)
 	}
 	return infos, nil
+}
+
+// frameSink is an output written one stored frame at a time into its
+// temporary file (PC2, MDD) or folder (OBJ sequence) beside the target.
+// The bytes are the same whether the frames come from the running
+// simulation or from a Recording.
+type frameSink struct {
+	j     *Job
+	kind  OutputKind
+	file  *stagedFile         // PC2, MDD
+	cache *meshio.CacheWriter // PC2, MDD
+	dir   *staged             // OBJ sequence
+	mesh  meshio.Mesh         // OBJ sequence: the mesh with its unused vertices in the file's space
+	base  string              // OBJ sequence: the frame files' name before _NNNN.obj
+	buf   []vec.Vec3          // one frame in the output's order and space
+}
+
+// openSink stages output p of kind k (PC2, MDD or OBJ sequence) for the
+// stored frames numbered frames, writing a point cache's header.
+func (j *Job) openSink(p string, kind OutputKind, frames []int) (*frameSink, error) {
+	s := &frameSink{j: j, kind: kind}
+	if kind == OutputOBJSeq {
+		d, err := openStagedDir(p)
+		if err != nil {
+			return nil, err
+		}
+		s.dir = d
+		s.base = strings.TrimSuffix(filepath.Base(j.Scene.Input), filepath.Ext(j.Scene.Input))
+		// WriteOBJ takes the positions of vertices no face uses from the
+		// mesh, in the same space as the frames: the input file's.
+		s.mesh = *j.Mesh
+		s.mesh.SourcePositions = make([]vec.Vec3, len(j.Mesh.SourcePositions))
+		for i, q := range j.Mesh.SourcePositions {
+			s.mesh.SourcePositions[i] = j.toFile(q)
+		}
+		s.buf = make([]vec.Vec3, len(j.Welded.RenderToSim))
+		return s, nil
+	}
+	f, err := openStaged(p)
+	if err != nil {
+		return nil, err
+	}
+	s.file = f
+	s.buf = make([]vec.Vec3, max(j.Mesh.SourceVertices, 1))
+	if kind == OutputPC2 {
+		s.cache, err = meshio.NewPC2Writer(f.w, len(s.buf), len(frames), float64(frames[0]), float64(j.Scene.FrameStep))
+	} else {
+		s.cache, err = meshio.NewMDDWriter(f.w, len(s.buf), j.frameTimes(frames))
+	}
+	if err != nil {
+		s.abort()
+		return nil, f.fail(err)
+	}
+	return s, nil
+}
+
+// frame writes stored frame number k, given on the render vertices.
+func (s *frameSink) frame(k int, render []vec.Vec3) error {
+	j := s.j
+	if s.kind == OutputOBJSeq {
+		for i, p := range render {
+			s.buf[i] = j.toFile(p)
+		}
+		err := j.writeOBJFrame(filepath.Join(s.dir.tmp, fmt.Sprintf("%s_%04d.obj", s.base, k)), &s.mesh, s.buf)
+		if err != nil {
+			return s.dir.fail(err)
+		}
+		return nil
+	}
+	j.sourceFrame(render, s.buf)
+	if err := s.cache.WriteFrame(s.buf); err != nil {
+		return s.file.fail(err)
+	}
+	return nil
+}
+
+// finish completes the output and readies it for commit.
+func (s *frameSink) finish() (*staged, error) {
+	if s.dir != nil {
+		return s.dir.finishDir()
+	}
+	if err := s.cache.Close(); err != nil {
+		s.file.abort()
+		return nil, s.file.fail(err)
+	}
+	return s.file.finish()
+}
+
+// abort removes the output's temporary file or folder.
+func (s *frameSink) abort() {
+	if s.dir != nil {
+		s.dir.discard()
+	} else {
+		s.file.abort()
+	}
+}
+
+// writeOBJFrame writes one frame file of an OBJ sequence.
+func (j *Job) writeOBJFrame(name string, m *meshio.Mesh, pos []vec.Vec3) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	err = meshio.WriteOBJ(f, m, pos)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func pathSize(p string) int64 {
@@ -145,28 +281,37 @@ func pathSize(p string) int64 {
 }
 
 // times returns the time [s] of every stored frame.
-func (j *Job) times(rec *Recording) []float64 {
-	t := make([]float64, len(rec.Frames))
-	for i, f := range rec.Frames {
+func (j *Job) times(rec *Recording) []float64 { return j.frameTimes(rec.Frames) }
+
+// frameTimes returns the time [s] of every frame numbered in frames.
+func (j *Job) frameTimes(frames []int) []float64 {
+	t := make([]float64, len(frames))
+	for i, f := range frames {
 		t[i] = float64(f) / j.Scene.FPS
 	}
 	return t
 }
 
-// sourceFrames returns each frame in the input's own vertex order and
-// units, in Blender's Z-up axes (x, -z, y), as point caches want them.
+// sourceFrames returns each render frame as sourceFrame writes it.
 func (j *Job) sourceFrames(render [][]vec.Vec3) [][]vec.Vec3 {
 	out := make([][]vec.Vec3, len(render))
 	for k, r := range render {
-		src := make([]vec.Vec3, max(j.Mesh.SourceVertices, 1))
-		copy(src, j.Mesh.SourcePositions) // vertices no face uses keep their rest position
-		meshio.SourceOrder(j.Mesh, r, src)
-		for i, p := range src {
-			src[i] = meshio.ToBlenderAxes(j.toFileYUp(p))
-		}
-		out[k] = src
+		out[k] = make([]vec.Vec3, max(j.Mesh.SourceVertices, 1))
+		j.sourceFrame(r, out[k])
 	}
 	return out
+}
+
+// sourceFrame writes the render frame r into dst (m.SourceVertices long,
+// at least 1) in the input's own vertex order and units, in Blender's
+// Z-up axes (x, -z, y), as point caches want it.
+func (j *Job) sourceFrame(r, dst []vec.Vec3) {
+	clear(dst)
+	copy(dst, j.Mesh.SourcePositions) // vertices no face uses keep their rest position
+	meshio.SourceOrder(j.Mesh, r, dst)
+	for i, p := range dst {
+		dst[i] = meshio.ToBlenderAxes(j.toFileYUp(p))
+	}
 }
 
 // toFileYUp undoes the unit scale only: the result is the input's units in
@@ -215,32 +360,75 @@ func (j *Job) warnf(format string, args ...any) {
 	}
 }
 
-func (j *Job) writeOBJSeq(dir string, rec *Recording, render [][]vec.Vec3) error {
-	base := strings.TrimSuffix(filepath.Base(j.Scene.Input), filepath.Ext(j.Scene.Input))
-	// WriteOBJ takes the positions of vertices no face uses from the mesh,
-	// in the same space as the frames: the input file's.
-	m := *j.Mesh
-	m.SourcePositions = make([]vec.Vec3, len(j.Mesh.SourcePositions))
-	for i, p := range j.Mesh.SourcePositions {
-		m.SourcePositions[i] = j.toFile(p)
+// streamSinks are the outputs of a streamed bake, each taking every stored
+// frame as the simulation produces it.
+type streamSinks struct {
+	j      *Job
+	sinks  []*frameSink
+	infos  []OutputInfo
+	render []vec.Vec3
+}
+
+// openSinks stages every output of a bake whose outputs all stream
+// (streams), writing the point caches' headers.
+func (j *Job) openSinks() (*streamSinks, error) {
+	frames := storedFrameNumbers(j.Scene)
+	ss := &streamSinks{j: j, render: make([]vec.Vec3, len(j.Welded.RenderToSim))}
+	for _, p := range j.outputPaths() {
+		kind, err := ParseOutputKind(p)
+		if err != nil {
+			ss.abort()
+			return nil, badInput(fmt.Errorf("output %s: %w", p, err), "")
+		}
+		s, err := j.openSink(p, kind, frames)
+		if err != nil {
+			ss.abort()
+			return nil, err
+		}
+		ss.sinks = append(ss.sinks, s)
+		ss.infos = append(ss.infos, OutputInfo{Path: strings.TrimSuffix(p, "/"), Kind: kind})
 	}
-	for k, r := range render {
-		pos := make([]vec.Vec3, len(r))
-		for i, p := range r {
-			pos[i] = j.toFile(p)
-		}
-		name := filepath.Join(dir, fmt.Sprintf("%s_%04d.obj", base, rec.Frames[k]))
-		f, err := os.Create(name)
-		if err != nil {
-			return err
-		}
-		err = meshio.WriteOBJ(f, &m, pos)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+	return ss, nil
+}
+
+// frame writes stored frame k, the simulation positions sim, to every
+// output.
+func (ss *streamSinks) frame(k int, sim []vec.Vec3) error {
+	ss.j.Welded.Scatter(ss.render, sim)
+	for _, s := range ss.sinks {
+		if err := s.frame(k, ss.render); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// close completes every output and renames them into place when the
+// simulation ended without error (simErr) and the bake was not cancelled;
+// otherwise it removes them all and no target changes.
+func (ss *streamSinks) close(ctx context.Context, simErr error) ([]OutputInfo, error) {
+	if simErr != nil {
+		ss.abort()
+		return nil, simErr
+	}
+	var st []*staged
+	for i, s := range ss.sinks {
+		f, err := s.finish()
+		if err != nil {
+			commitAll(st, context.Canceled)
+			for _, r := range ss.sinks[i+1:] {
+				r.abort()
+			}
+			return nil, err
+		}
+		st = append(st, f)
+	}
+	return ss.j.commit(ctx, st, ss.infos)
+}
+
+// abort removes every output's temporary file or folder.
+func (ss *streamSinks) abort() {
+	for _, s := range ss.sinks {
+		s.abort()
+	}
 }

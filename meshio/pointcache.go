@@ -30,26 +30,11 @@ func WritePC2(w io.Writer, frames [][]vec.Vec3, start, rate float64) error {
 	if err != nil {
 		return fmt.Errorf("write pc2: %w", err)
 	}
-	if !finite32(start) || !finite32(rate) || rate <= 0 {
-		return fmt.Errorf("write pc2: start frame %g, sample rate %g: both must be finite and the rate > 0", start, rate)
+	cw, err := NewPC2Writer(w, n, len(frames), start, rate)
+	if err != nil {
+		return err
 	}
-	bw := bufio.NewWriterSize(w, 1<<16)
-	var head [32]byte
-	copy(head[:12], pc2Signature)
-	le := binary.LittleEndian
-	le.PutUint32(head[12:], 1)
-	le.PutUint32(head[16:], uint32(n))
-	le.PutUint32(head[20:], math.Float32bits(float32(start)))
-	le.PutUint32(head[24:], math.Float32bits(float32(rate)))
-	le.PutUint32(head[28:], uint32(len(frames)))
-	bw.Write(head[:])
-	if err := writePoints(bw, frames, le); err != nil {
-		return fmt.Errorf("write pc2: %w", err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write pc2: %w", err)
-	}
-	return nil
+	return writeAll(cw, frames)
 }
 
 // WriteMDD writes frames as an MDD point cache (LightWave's format, which
@@ -65,26 +50,125 @@ func WriteMDD(w io.Writer, frames [][]vec.Vec3, times []float64) error {
 	if len(times) != len(frames) {
 		return fmt.Errorf("write mdd: %d times for %d frames: give one time per frame", len(times), len(frames))
 	}
-	for k, t := range times {
-		if !finite32(t) || (k > 0 && !(t > times[k-1])) {
-			return fmt.Errorf("write mdd: time %d = %g: times must be finite and increasing", k, t)
+	cw, err := NewMDDWriter(w, n, times)
+	if err != nil {
+		return err
+	}
+	return writeAll(cw, frames)
+}
+
+func writeAll(cw *CacheWriter, frames [][]vec.Vec3) error {
+	for _, f := range frames {
+		if err := cw.WriteFrame(f); err != nil {
+			return err
 		}
 	}
-	bw := bufio.NewWriterSize(w, 1<<16)
+	return cw.Close()
+}
+
+// CacheWriter streams a PC2 or MDD point cache one frame at a time: the
+// header, which holds the frame count, is written first, so a long bake
+// need not hold its frames. The bytes are those of WritePC2 and WriteMDD.
+type CacheWriter struct {
+	bw     *bufio.Writer
+	format string // "pc2" or "mdd", for messages
+	order  binary.AppendByteOrder
+	points int
+	frames int // frames the header announced
+	done   int // frames written
+	buf    []byte
+}
+
+// NewPC2Writer writes the header of a PC2 cache of frames samples of points
+// points each (see WritePC2 for start and rate) and returns the writer of
+// its frames.
+func NewPC2Writer(w io.Writer, points, frames int, start, rate float64) (*CacheWriter, error) {
+	if err := checkCounts(points, frames); err != nil {
+		return nil, fmt.Errorf("write pc2: %w", err)
+	}
+	if !finite32(start) || !finite32(rate) || rate <= 0 {
+		return nil, fmt.Errorf("write pc2: start frame %g, sample rate %g: both must be finite and the rate > 0", start, rate)
+	}
+	cw := newCacheWriter(w, "pc2", binary.LittleEndian, points, frames)
+	var head [32]byte
+	copy(head[:12], pc2Signature)
+	le := binary.LittleEndian
+	le.PutUint32(head[12:], 1)
+	le.PutUint32(head[16:], uint32(points))
+	le.PutUint32(head[20:], math.Float32bits(float32(start)))
+	le.PutUint32(head[24:], math.Float32bits(float32(rate)))
+	le.PutUint32(head[28:], uint32(frames))
+	cw.bw.Write(head[:])
+	return cw, nil
+}
+
+// NewMDDWriter writes the header of an MDD cache of len(times) frames of
+// points points each (see WriteMDD for times) and returns the writer of
+// its frames.
+func NewMDDWriter(w io.Writer, points int, times []float64) (*CacheWriter, error) {
+	if err := checkCounts(points, len(times)); err != nil {
+		return nil, fmt.Errorf("write mdd: %w", err)
+	}
+	for k, t := range times {
+		if !finite32(t) || (k > 0 && !(t > times[k-1])) {
+			return nil, fmt.Errorf("write mdd: time %d = %g: times must be finite and increasing", k, t)
+		}
+	}
+	cw := newCacheWriter(w, "mdd", binary.BigEndian, points, len(times))
 	be := binary.BigEndian
 	var b [8]byte
-	be.PutUint32(b[0:], uint32(len(frames)))
-	be.PutUint32(b[4:], uint32(n))
-	bw.Write(b[:])
+	be.PutUint32(b[0:], uint32(len(times)))
+	be.PutUint32(b[4:], uint32(points))
+	cw.bw.Write(b[:])
 	for _, t := range times {
 		be.PutUint32(b[:4], math.Float32bits(float32(t)))
-		bw.Write(b[:4])
+		cw.bw.Write(b[:4])
 	}
-	if err := writePoints(bw, frames, be); err != nil {
-		return fmt.Errorf("write mdd: %w", err)
+	return cw, nil
+}
+
+func newCacheWriter(w io.Writer, format string, o binary.AppendByteOrder, points, frames int) *CacheWriter {
+	return &CacheWriter{bw: bufio.NewWriterSize(w, 1<<16), format: format, order: o, points: points, frames: frames, buf: make([]byte, 0, 12*256)}
+}
+
+// WriteFrame writes the next frame's points, failing on a frame of another
+// point count, a frame beyond the header's count, or a point float32
+// cannot hold.
+func (cw *CacheWriter) WriteFrame(f []vec.Vec3) error {
+	k := cw.done
+	if k >= cw.frames {
+		return fmt.Errorf("write %s: frame %d beyond the %d frames of the header", cw.format, k, cw.frames)
 	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write mdd: %w", err)
+	if len(f) != cw.points {
+		return fmt.Errorf("write %s: frame %d has %d points, frame 0 has %d: every frame must have the same points", cw.format, k, len(f), cw.points)
+	}
+	for i := 0; i < len(f); i += 256 {
+		end := min(i+256, len(f))
+		b := cw.buf[:0]
+		for j, p := range f[i:end] {
+			if !finite32(p.X) || !finite32(p.Y) || !finite32(p.Z) {
+				return fmt.Errorf("write %s: frame %d point %d = %v is not a finite float32", cw.format, k, i+j, p)
+			}
+			b = cw.order.AppendUint32(b, math.Float32bits(float32(p.X)))
+			b = cw.order.AppendUint32(b, math.Float32bits(float32(p.Y)))
+			b = cw.order.AppendUint32(b, math.Float32bits(float32(p.Z)))
+		}
+		if _, err := cw.bw.Write(b); err != nil {
+			return fmt.Errorf("write %s: %w", cw.format, err)
+		}
+	}
+	cw.done++
+	return nil
+}
+
+// Close flushes the cache; it fails when fewer frames were written than
+// the header announced.
+func (cw *CacheWriter) Close() error {
+	if cw.done != cw.frames {
+		return fmt.Errorf("write %s: %d of the header's %d frames written", cw.format, cw.done, cw.frames)
+	}
+	if err := cw.bw.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", cw.format, err)
 	}
 	return nil
 }
@@ -96,11 +180,8 @@ func checkFrames(frames [][]vec.Vec3) (int, error) {
 		return 0, errors.New("no frames")
 	}
 	n := len(frames[0])
-	if n == 0 {
-		return 0, errors.New("frame 0 has no points")
-	}
-	if n > math.MaxInt32 || len(frames) > math.MaxInt32 {
-		return 0, fmt.Errorf("%d frames of %d points: too many for the format", len(frames), n)
+	if err := checkCounts(n, len(frames)); err != nil {
+		return 0, err
 	}
 	for k, f := range frames {
 		if len(f) != n {
@@ -110,26 +191,16 @@ func checkFrames(frames [][]vec.Vec3) (int, error) {
 	return n, nil
 }
 
-// writePoints writes every frame's points as float32 triples in byte order
-// o, failing on the first point float32 cannot hold.
-func writePoints(w *bufio.Writer, frames [][]vec.Vec3, o binary.AppendByteOrder) error {
-	var buf [12 * 256]byte
-	for k, f := range frames {
-		for i := 0; i < len(f); i += 256 {
-			end := min(i+256, len(f))
-			b := buf[:0]
-			for j, p := range f[i:end] {
-				if !finite32(p.X) || !finite32(p.Y) || !finite32(p.Z) {
-					return fmt.Errorf("frame %d point %d = %v is not a finite float32", k, i+j, p)
-				}
-				b = o.AppendUint32(b, math.Float32bits(float32(p.X)))
-				b = o.AppendUint32(b, math.Float32bits(float32(p.Y)))
-				b = o.AppendUint32(b, math.Float32bits(float32(p.Z)))
-			}
-			if _, err := w.Write(b); err != nil {
-				return err
-			}
-		}
+// checkCounts refuses no frames, no points and counts beyond int32.
+func checkCounts(points, frames int) error {
+	if frames <= 0 {
+		return errors.New("no frames")
+	}
+	if points <= 0 {
+		return errors.New("frame 0 has no points")
+	}
+	if points > math.MaxInt32 || frames > math.MaxInt32 {
+		return fmt.Errorf("%d frames of %d points: too many for the format", frames, points)
 	}
 	return nil
 }
