@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 )
@@ -93,11 +94,16 @@ func (j *Job) memoryEstimate() int64 {
 	var live int64
 	if j.streams() {
 		// Each frame goes to disk as it comes: the bake holds the last
-		// frame, one frame scattered onto the render vertices and one in
+		// frame and the frames in the intersection search (a few per
+		// thread), one frame scattered onto the render vertices and one in
 		// each output's order, the frame numbers and times, and each
 		// output's write buffer.
 		outs := int64(len(j.outputPaths()))
-		held := sim*bytesPerSimVertex + render*bytesPerRenderVertex + outs*max(render, int64(j.Mesh.SourceVertices))*bytesPerCacheVertex
+		threads := int64(sc.Threads)
+		if threads <= 0 {
+			threads = int64(runtime.GOMAXPROCS(0))
+		}
+		held := (threads+4)*sim*bytesPerSimVertex + render*bytesPerRenderVertex + outs*max(render, int64(j.Mesh.SourceVertices))*bytesPerCacheVertex
 		live = held + sat(frames, bytesPerStreamedFrame) + outs*bytesStreamBuffer + model
 	} else {
 		perFrame := sim*bytesPerSimVertex + render*bytesPerRenderVertex

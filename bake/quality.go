@@ -286,23 +286,97 @@ func (j *Job) intersections(rec *Recording) intersectionCount {
 }
 
 // interAccum counts intersecting triangle pairs frame by frame, in frame
-// order, as intersections does over a whole recording.
+// order, as intersections does over a whole recording. Frames given to
+// frame are searched on the bake's threads beside the simulation, a few
+// frames in flight at most, and added in frame order, so the count does
+// not depend on the threads.
 type interAccum struct {
 	j    *Job
 	tris [][3]int32
 	n    intersectionCount
+
+	queue chan *interJob // every job in frame order, to the reducer
+	work  chan *interJob // jobs to search, to the workers
+	free  chan []vec.Vec3
+	wg    sync.WaitGroup
+}
+
+// interJob is one frame to search.
+type interJob struct {
+	frame int
+	pos   []vec.Vec3
+	pairs [][2]int32
+	done  chan struct{}
 }
 
 func (j *Job) newInterAccum() *interAccum {
 	return &interAccum{j: j, tris: j.Model.SewnTriangles()}
 }
 
-// frame measures stored frame k as it comes: every stored frame with
-// self-collision on, only the last without.
-func (a *interAccum) frame(k int, pos []vec.Vec3, last bool) {
-	if a.j.Scene.SelfCollision || last {
-		a.add(k, pos, solver.SelfIntersectingPairs(pos, a.tris))
+// start starts the workers and the reducer of frame.
+func (a *interAccum) start() {
+	workers := a.j.Params.Threads
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
 	}
+	inFlight := workers + 1
+	a.queue = make(chan *interJob, inFlight)
+	a.work = make(chan *interJob, inFlight)
+	a.free = make(chan []vec.Vec3, inFlight+1)
+	for range workers {
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			for jb := range a.work {
+				jb.pairs = solver.SelfIntersectingPairs(jb.pos, a.tris)
+				close(jb.done)
+			}
+		}()
+	}
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		for jb := range a.queue {
+			<-jb.done
+			a.add(jb.frame, jb.pos, jb.pairs)
+			select {
+			case a.free <- jb.pos:
+			default:
+			}
+		}
+	}()
+}
+
+// frame hands stored frame k to the search as it comes: every stored frame
+// with self-collision on, only the last without. pos is copied.
+func (a *interAccum) frame(k int, pos []vec.Vec3, last bool) {
+	if !a.j.Scene.SelfCollision && !last {
+		return
+	}
+	if a.queue == nil {
+		a.start()
+	}
+	var buf []vec.Vec3
+	select {
+	case buf = <-a.free:
+	default:
+		buf = make([]vec.Vec3, len(pos))
+	}
+	copy(buf, pos)
+	jb := &interJob{frame: k, pos: buf, done: make(chan struct{})}
+	a.queue <- jb
+	a.work <- jb
+}
+
+// wait finishes the search of every frame given and returns the count.
+func (a *interAccum) wait() intersectionCount {
+	if a.queue != nil {
+		close(a.work)
+		close(a.queue)
+		a.wg.Wait()
+		a.queue = nil
+	}
+	return a.n
 }
 
 // add counts the pairs of a checked frame; the frames come in order and

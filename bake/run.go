@@ -334,6 +334,7 @@ func (j *Job) simulate(ctx context.Context, opt Options, stored func(k int, pos 
 	var inter *interAccum
 	if stored != nil {
 		inter = j.newInterAccum()
+		defer inter.wait() // also when the bake fails or is cancelled
 	}
 	keep := func(k int, pos []vec.Vec3) error {
 		s, e := j.maxStretch(pos)
@@ -397,7 +398,8 @@ func (j *Job) simulate(ctx context.Context, opt Options, stored func(k int, pos 
 		}
 	}
 	if inter != nil {
-		rec.inter = &inter.n
+		n := inter.wait()
+		rec.inter = &n
 	}
 	return rec, nil
 }
