@@ -31,6 +31,11 @@ type BatchJob struct {
 	Key string `json:"job"`
 	// Path is where this machine opens the scene or mesh.
 	Path string `json:"input"`
+	// Root is the folder of the manifest that listed the job (the folder
+	// named, or the list file's folder): a scene listed there may name
+	// files anywhere below it, such as meshes shared by several scenes.
+	// "" for a file named on the command line: its own folder.
+	Root string `json:"-"`
 	// Cost is the estimated work of the job (EstimateCost), set by the
 	// caller before sharding.
 	Cost float64 `json:"cost"`
@@ -57,7 +62,7 @@ func ListBatch(args []string, recursive bool) ([]BatchJob, error) {
 		}
 		switch {
 		case st.IsDir():
-			js, err := listFolder(a, folderKey(a), recursive)
+			js, err := listFolder(a, folderKey(a), a, recursive)
 			if err != nil {
 				return nil, err
 			}
@@ -69,7 +74,7 @@ func ListBatch(args []string, recursive bool) ([]BatchJob, error) {
 			}
 			jobs = append(jobs, js...)
 		default:
-			jobs = append(jobs, BatchJob{Key: filepath.ToSlash(filepath.Clean(a)), Path: a})
+			jobs = append(jobs, BatchJob{Key: filepath.ToSlash(filepath.Clean(a)), Path: a, Root: ""})
 		}
 	}
 	return dedupeJobs(jobs)
@@ -97,7 +102,7 @@ func joinKey(prefix, rel string) string {
 // listFolder lists the scene files of dir: *.json and */scene.json, or with
 // recursive every *.json below it. Hidden files and folders, drape's own
 // reports, summaries and resume records are not scenes.
-func listFolder(dir, key string, recursive bool) ([]BatchJob, error) {
+func listFolder(dir, key, root string, recursive bool) ([]BatchJob, error) {
 	var found []string
 	if recursive {
 		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -132,7 +137,7 @@ func listFolder(dir, key string, recursive bool) ([]BatchJob, error) {
 		if err != nil {
 			rel = filepath.Base(p)
 		}
-		jobs = append(jobs, BatchJob{Key: joinKey(key, rel), Path: p})
+		jobs = append(jobs, BatchJob{Key: joinKey(key, rel), Path: p, Root: root})
 	}
 	if len(jobs) == 0 {
 		hint := "(*.json or */scene.json)"
@@ -196,7 +201,7 @@ func readList(path string, recursive bool) ([]BatchJob, error) {
 		key := filepath.ToSlash(filepath.Clean(line))
 		switch {
 		case st.IsDir():
-			js, err := listFolder(p, key, recursive)
+			js, err := listFolder(p, key, base, recursive)
 			if err != nil {
 				return nil, err
 			}
@@ -204,7 +209,7 @@ func readList(path string, recursive bool) ([]BatchJob, error) {
 		case IsListFile(p):
 			return nil, badInputf("list %s: line %d: %s is a list file; lists do not nest (name scenes, meshes or folders)", path, n, line)
 		default:
-			jobs = append(jobs, BatchJob{Key: key, Path: p})
+			jobs = append(jobs, BatchJob{Key: key, Path: p, Root: base})
 		}
 	}
 	if err := sc.Err(); err != nil {

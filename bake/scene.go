@@ -239,8 +239,15 @@ func (s *Scene) Resolve(path string) string {
 }
 
 // LoadScene reads a scene file over the defaults. Unknown keys, wrong types
-// and impossible values are errors naming the file and the key path.
+// and impossible values are errors naming the file and the key path, and so
+// is a path outside the scene file's folder.
 func LoadScene(path string) (*Scene, error) {
+	return LoadSceneWithin(path, "")
+}
+
+// LoadSceneWithin is LoadScene for a scene listed by a batch manifest whose
+// folder is root: the scene's paths may also name files anywhere below root.
+func LoadSceneWithin(path, root string) (*Scene, error) {
 	data, err := meshio.ReadFile(path)
 	if err != nil {
 		return nil, badInput(fmt.Errorf("read scene %s: %w", path, err), "check the path")
@@ -249,7 +256,100 @@ func LoadScene(path string) (*Scene, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkConfined(root); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// checkConfined refuses a scene file that names a path outside its own
+// folder (or below manifest, the folder of the batch manifest that listed
+// it, when not ""): its input, outputs, collider meshes and point caches,
+// after resolving symlinks. A scene file may come with an untrusted asset; it must
+// not make drape read, or write over, files elsewhere on the machine. Paths
+// given as flags are the user's own and are not confined.
+func (s *Scene) checkConfined(manifest string) error {
+	real := func(dir string) string {
+		a, err := filepath.Abs(dir)
+		if err != nil {
+			return dir
+		}
+		if r, err := filepath.EvalSymlinks(a); err == nil {
+			return r
+		}
+		return a
+	}
+	root := real(s.dir)
+	roots := []string{root}
+	if manifest != "" {
+		roots = append(roots, real(manifest))
+	}
+	inside := func(p string) bool {
+		for _, r := range roots {
+			rel, err := filepath.Rel(r, p)
+			if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return true
+			}
+		}
+		return false
+	}
+	check := func(key, path string) error {
+		if path == "" {
+			return nil
+		}
+		p := path
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		p = filepath.Clean(p)
+		// Resolve symlinks of the longest part that exists (an output may not
+		// exist yet).
+		resolved, rest := p, ""
+		for {
+			if r, err := filepath.EvalSymlinks(resolved); err == nil {
+				resolved = filepath.Join(r, rest)
+				break
+			}
+			parent := filepath.Dir(resolved)
+			if parent == resolved {
+				resolved = p
+				break
+			}
+			rest = filepath.Join(filepath.Base(resolved), rest)
+			resolved = parent
+		}
+		if inside(resolved) {
+			return nil
+		}
+		where := "the scene file's folder " + root
+		if manifest != "" {
+			where += " and the batch folder " + roots[1]
+		}
+		return badInput(fmt.Errorf("scene %s: %s = %q is outside %s", s.file, key, path, where),
+			"a scene file may name only files in its own folder or below it (in a batch, also below the folder or list file that lists it): copy the file there, or give the path as a flag on the command line (flags may name any path)")
+	}
+	if err := check("input", s.Input); err != nil {
+		return err
+	}
+	for i, o := range s.Output {
+		if err := check(fmt.Sprintf("output[%d]", i), o); err != nil {
+			return err
+		}
+	}
+	for i, c := range s.Colliders {
+		if err := check(fmt.Sprintf("colliders[%d].path", i), c.Path); err != nil {
+			return err
+		}
+		if err := check(fmt.Sprintf("colliders[%d].cache", i), c.Cache); err != nil {
+			return err
+		}
+	}
+	for i, p := range s.Pins {
+		if err := check(fmt.Sprintf("pins[%d].cache", i), p.Cache); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ParseScene decodes scene JSON as LoadScene does; name is used in errors

@@ -572,11 +572,23 @@ type drapeScene struct {
 
 func runDrape(o options, bin, out, tag string, sc scene) run {
 	r := run{Tool: "drape", PC2: filepath.Join(out, tag+"-drape.pc2")}
-	ds := drapeScene{Input: sc.Cloth, Scale: sc.Scale, Output: r.PC2, Frames: sc.Frames, FPS: o.fps, Threads: o.threads, SelfCollision: sc.Self}
+	// A scene file names only files in its own folder: meshes from
+	// elsewhere (the T-shirt example's) are copied into out first.
+	cloth, err := intoFolder(out, sc.Cloth)
+	if err != nil {
+		r.Err = err
+		return r
+	}
+	ds := drapeScene{Input: cloth, Scale: sc.Scale, Output: r.PC2, Frames: sc.Frames, FPS: o.fps, Threads: o.threads, SelfCollision: sc.Self}
 	if sc.Sphere > 0 {
 		ds.Colliders = []map[string]any{{"type": "sphere", "center": []float64{0, 0, 0}, "radius": sc.Sphere}}
 	} else {
-		ds.Colliders = []map[string]any{{"type": "mesh", "path": sc.Body}}
+		body, err := intoFolder(out, sc.Body)
+		if err != nil {
+			r.Err = err
+			return r
+		}
+		ds.Colliders = []map[string]any{{"type": "mesh", "path": body}}
 	}
 	scenePath := filepath.Join(out, tag+"-drape.json")
 	b, _ := json.MarshalIndent(ds, "", "  ")
@@ -710,4 +722,29 @@ func writeGrid(path string, n int, y float64) error {
 		}
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// intoFolder returns path as a scene file in dir may name it: path itself
+// when it lies in dir, otherwise a copy made in dir under its base name.
+func intoFolder(dir, path string) (string, error) {
+	ad, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	ap, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	if rel, err := filepath.Rel(ad, ap); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path, nil
+	}
+	data, err := os.ReadFile(ap)
+	if err != nil {
+		return "", err
+	}
+	dst := filepath.Join(ad, filepath.Base(ap))
+	if err := os.WriteFile(dst, data, 0o644); err != nil {
+		return "", err
+	}
+	return dst, nil
 }

@@ -91,10 +91,12 @@ output (nothing written), 130 cancelled.`,
 
 // sceneFor builds the settings of one job: the scene file (or a bare mesh
 // input) with the flags applied over it.
-func sceneFor(c *cli.Context, input string) (*bake.Scene, error) {
+// root is the folder of the batch manifest that listed it ("" for a file
+// named on the command line).
+func sceneFor(c *cli.Context, input, root string) (*bake.Scene, error) {
 	var sc *bake.Scene
 	if strings.EqualFold(filepath.Ext(input), ".json") {
-		s, err := bake.LoadScene(input)
+		s, err := bake.LoadSceneWithin(input, root)
 		if err != nil {
 			return nil, err
 		}
@@ -352,7 +354,7 @@ func isBatch(c *cli.Context) bool {
 }
 
 func bakeOne(c *cli.Context, input, mode string, stdout, stderr io.Writer) error {
-	sc, err := sceneFor(c, input)
+	sc, err := sceneFor(c, input, "")
 	if err != nil {
 		return err
 	}

@@ -96,12 +96,13 @@ func TestJSONModesWriteOnlyJSON(t *testing.T) {
 func writeScenes(t *testing.T, dir string, n int) {
 	t.Helper()
 	for _, g := range []int{6, 8, 10} {
-		writeGrid(t, filepath.Join(dir, fmt.Sprintf("grid%d.obj", g)), g, 1, 1)
+		os.MkdirAll(filepath.Join(dir, "scenes", "meshes"), 0o755)
+		writeGrid(t, filepath.Join(dir, "scenes", "meshes", fmt.Sprintf("grid%d.obj", g)), g, 1, 1)
 	}
 	for k := 0; k < n; k++ {
-		sub, up := "scenes", "../"
+		sub, up := "scenes", "meshes/"
 		if k >= n-3 {
-			sub, up = "scenes/more", "../../"
+			sub, up = "scenes/more", "../meshes/"
 		}
 		os.MkdirAll(filepath.Join(dir, sub), 0o755)
 		body := fmt.Sprintf(`{"input": "%sgrid%d.obj", "frames": %d, "output": ["s%d.pc2", "s%d.glb"], "pins": [{"box": [-1, 0.9, -0.6, 1, 1.1, -0.49]}]}`,

@@ -31,7 +31,7 @@ func bakeBatch(c *cli.Context, jobs []bake.BatchJob, shard, shards int, mode str
 	sceneErr := make([]error, len(jobs))
 	for i, j := range jobs {
 		sum.Manifest = append(sum.Manifest, j.Key)
-		scenes[i], sceneErr[i] = sceneFor(c, j.Path)
+		scenes[i], sceneErr[i] = sceneFor(c, j.Path, j.Root)
 		if shards > 1 {
 			jobs[i].Cost = 1
 			if sceneErr[i] == nil {

@@ -34,12 +34,13 @@ func writeFarmScenes(t *testing.T, dir string, long int) {
 	t.Helper()
 	sizes := []int{16, 24, 32}
 	for _, g := range sizes {
-		writeGrid(t, filepath.Join(dir, fmt.Sprintf("grid%d.obj", g)), g, 1, 1)
+		os.MkdirAll(filepath.Join(dir, "scenes", "meshes"), 0o755)
+		writeGrid(t, filepath.Join(dir, "scenes", "meshes", fmt.Sprintf("grid%d.obj", g)), g, 1, 1)
 	}
 	for k := 0; k < 9; k++ {
-		sub, up := "scenes", "../"
+		sub, up := "scenes", "meshes/"
 		if k >= 6 {
-			sub, up = "scenes/more", "../../"
+			sub, up = "scenes/more", "../meshes/"
 		}
 		os.MkdirAll(filepath.Join(dir, sub), 0o755)
 		body := fmt.Sprintf(`{"input": "%sgrid%d.obj", "frames": %d, "output": ["s%d.pc2", "s%d.mdd"], "threads": 1,

@@ -97,9 +97,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gridgen:", err)
 		os.Exit(1)
 	}
-	if err := writeLeg(filepath.Join(dir, "knee/leg.obj"), filepath.Join(dir, "knee/leg.pc2")); err != nil {
-		fmt.Fprintln(os.Stderr, "gridgen:", err)
-		os.Exit(1)
+	// The sash has its own copy of the leg: a scene file names only files in
+	// its own folder.
+	for _, ex := range []string{"knee", "sash"} {
+		if err := writeLeg(filepath.Join(dir, ex, "leg.obj"), filepath.Join(dir, ex, "leg.pc2")); err != nil {
+			fmt.Fprintln(os.Stderr, "gridgen:", err)
+			os.Exit(1)
+		}
 	}
 	if err := writeCushions(filepath.Join(dir, "cushions/cushions.obj")); err != nil {
 		fmt.Fprintln(os.Stderr, "gridgen:", err)
