@@ -54,6 +54,12 @@ type colliderKind struct {
 	fitDoc string
 }
 
+// maxColliderExtent [m] bounds every collider coordinate and size: far beyond
+// any scene a cloth drapes in (100 km), and small enough that the distances the
+// solver computes from it stay exact to well under a thickness; a radius of
+// 1e300 would otherwise pass and make the bake diverge for no reason it names.
+const maxColliderExtent = 1e5
+
 // keyType is the value type of a collider key.
 type keyType int
 
@@ -420,20 +426,20 @@ func (ck colliderKey) check(c *ColliderSpec, kind string, bad func(string, any, 
 			}
 			return nil
 		}
-		if !finite3(*v) {
-			return bad(ck.key, *v, "must be finite")
+		if !finite3(*v) || math.Abs(v[0]) > maxColliderExtent || math.Abs(v[1]) > maxColliderExtent || math.Abs(v[2]) > maxColliderExtent {
+			return bad(ck.key, *v, fmt.Sprintf("must be finite, each within ±%g m", maxColliderExtent))
 		}
 	case keyLength:
-		if v := f.Float(); !(v > 0) || !finite(v) {
-			return bad(ck.key, v, "must be a length > 0 [m]")
+		if v := f.Float(); !(v > 0) || !(v <= maxColliderExtent) {
+			return bad(ck.key, v, fmt.Sprintf("must be a length > 0 [m], at most %g m", maxColliderExtent))
 		}
 	case keyNumber:
-		if v := f.Float(); !finite(v) {
-			return bad(ck.key, v, "must be finite")
+		if v := f.Float(); !(math.Abs(v) <= maxColliderExtent) {
+			return bad(ck.key, v, fmt.Sprintf("must be within ±%g", maxColliderExtent))
 		}
 	case keyNonNeg:
-		if v := f.Float(); !(v >= 0) || !finite(v) {
-			return bad(ck.key, v, "must be >= 0")
+		if v := f.Float(); !(v >= 0) || !(v <= maxColliderExtent) {
+			return bad(ck.key, v, fmt.Sprintf("must be in [0, %g]", maxColliderExtent))
 		}
 	case keyPath:
 		if ck.required && f.String() == "" {

@@ -230,3 +230,22 @@ func TestKindsTextRoundTrip(t *testing.T) {
 		t.Error("Axis(0).MarshalText = nil error, want the zero value refused")
 	}
 }
+
+// TestColliderSizesBounded checks that an absurd collider size or position
+// is bad input naming the key, not a bake that diverges later.
+func TestColliderSizesBounded(t *testing.T) {
+	for _, c := range []struct{ json, key string }{
+		{`{"type": "sphere", "center": [0, 0, 0], "radius": 1e300}`, "radius"},
+		{`{"type": "sphere", "center": [0, 1e300, 0], "radius": 1}`, "center"},
+		{`{"type": "plane", "normal": [0, 1, 0], "offset": -1e200}`, "offset"},
+		{`{"type": "cone", "a": [0, 0, 0], "b": [0, 1, 0], "ra": 1e300, "rb": 0.1}`, "ra"},
+	} {
+		_, err := ParseScene([]byte(`{"input": "cloth.obj", "colliders": [`+c.json+`]}`), "s.json")
+		if err == nil || ExitCode(err) != ExitBadInput || !strings.Contains(err.Error(), "colliders[0]."+c.key) {
+			t.Errorf("%s: ParseScene = %v, want bad input naming colliders[0].%s", c.json, err, c.key)
+		}
+	}
+	if _, err := ParseScene([]byte(`{"input": "cloth.obj", "colliders": [{"type": "sphere", "center": [0, -2, 0], "radius": 0.5}]}`), "s.json"); err != nil {
+		t.Errorf("an ordinary sphere: %v", err)
+	}
+}
