@@ -546,7 +546,7 @@ func checkKeys(v any, t reflect.Type, path string) error {
 func suggest(k string, names []string) string {
 	best, bd := "", 3
 	for _, n := range names {
-		if d := editDistance(k, n); d < bd {
+		if d := EditDistance(k, n); d < bd {
 			best, bd = n, d
 		}
 	}
@@ -556,7 +556,10 @@ func suggest(k string, names []string) string {
 	return fmt.Sprintf(" (did you mean %q?)", best)
 }
 
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance between a and b in bytes: the
+// fewest insertions, deletions and substitutions that turn one into the
+// other. It ranks "did you mean" suggestions for keys, flags and names.
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

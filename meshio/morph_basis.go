@@ -657,7 +657,7 @@ func basisTargets(b *binBuilder, cn *clothNode, a *Animation, opt GLTFOptions) (
 		return info, err
 	}
 	// not simulated: zero displacements, shared per vertex count
-	zeroPos, zeroN := map[int]int{}, map[int]int{}
+	zero := zeroTargets{}
 	for i := range cn.prims {
 		cn.prims[i].gp.Targets = make([]gltf.PrimitiveAttributes, 0, k)
 	}
@@ -668,15 +668,7 @@ func basisTargets(b *binBuilder, cn *clothNode, a *Animation, opt GLTFOptions) (
 			nv := len(cp.base)
 			t := gltf.PrimitiveAttributes{}
 			if cp.render < 0 {
-				if _, ok := zeroPos[nv]; !ok {
-					zeroPos[nv] = b.accessor(-1, gltf.ComponentFloat, gltf.AccessorVec3, nv, false, []float64{0, 0, 0}, []float64{0, 0, 0})
-					zeroN[nv] = b.accessor(-1, gltf.ComponentFloat, gltf.AccessorVec3, nv, false, nil, nil)
-				}
-				t[gltf.POSITION] = zeroPos[nv]
-				if opt.Normals {
-					t[gltf.NORMAL] = zeroN[nv]
-				}
-				cp.gp.Targets = append(cp.gp.Targets, t)
+				cp.gp.Targets = append(cp.gp.Targets, zero.target(b, nv, opt.Normals))
 				continue
 			}
 			d := toVec3s(sb.pos[j][o : o+3*nv])

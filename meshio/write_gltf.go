@@ -207,6 +207,26 @@ func (b *binBuilder) view(n, stride int, target gltf.Target) (int, []byte) {
 	return len(b.doc.BufferViews) - 1, b.data[off : off+n]
 }
 
+// zeroTargets hands out the morph targets of primitives the bake does not
+// move: all-zero displacements (and normals), one pair of accessors per
+// vertex count, shared by every target that needs them.
+type zeroTargets struct{ pos, nrm map[int]int }
+
+func (z *zeroTargets) target(b *binBuilder, n int, normals bool) gltf.PrimitiveAttributes {
+	if z.pos == nil {
+		z.pos, z.nrm = map[int]int{}, map[int]int{}
+	}
+	if _, ok := z.pos[n]; !ok {
+		z.pos[n] = b.accessor(-1, gltf.ComponentFloat, gltf.AccessorVec3, n, false, []float64{0, 0, 0}, []float64{0, 0, 0})
+		z.nrm[n] = b.accessor(-1, gltf.ComponentFloat, gltf.AccessorVec3, n, false, nil, nil)
+	}
+	t := gltf.PrimitiveAttributes{gltf.POSITION: z.pos[n]}
+	if normals {
+		t[gltf.NORMAL] = z.nrm[n]
+	}
+	return t
+}
+
 // accessor appends an accessor and returns its index. view < 0 means no
 // bufferView (all zeros).
 func (b *binBuilder) accessor(view int, ct gltf.ComponentType, at gltf.AccessorType, count int, normalized bool, lo, hi []float64) int {
@@ -337,24 +357,14 @@ func bakeTargets(b *binBuilder, cn *clothNode, a *Animation, opt GLTFOptions) (M
 
 	// one target per stored frame; the mesh's space is local / scale
 	toMesh := vec.ScaleMat(vec.V(inv, inv, inv)).Mul(cn.toLocal)
-	zeroPos := map[int]int{}
-	zeroN := map[int]int{}
+	zero := zeroTargets{}
 	for k, frame := range a.Frames {
 		for i := range cn.prims {
 			cp := &cn.prims[i]
 			n := len(cp.base)
 			t := gltf.PrimitiveAttributes{}
 			if cp.render < 0 {
-				// not simulated: zero displacements, shared per vertex count
-				if _, ok := zeroPos[n]; !ok {
-					zeroPos[n] = b.accessor(-1, gltf.ComponentFloat, gltf.AccessorVec3, n, false, []float64{0, 0, 0}, []float64{0, 0, 0})
-					zeroN[n] = b.accessor(-1, gltf.ComponentFloat, gltf.AccessorVec3, n, false, nil, nil)
-				}
-				t[gltf.POSITION] = zeroPos[n]
-				if opt.Normals {
-					t[gltf.NORMAL] = zeroN[n]
-				}
-				cp.gp.Targets = append(cp.gp.Targets, t)
+				cp.gp.Targets = append(cp.gp.Targets, zero.target(b, n, opt.Normals))
 				continue
 			}
 			world := frame[cp.render : cp.render+n]

@@ -153,7 +153,7 @@ func dashed(name string) string {
 func closest(name string, names []string) string {
 	best, bd := "", max(2, len(name)/3)+1
 	for _, n := range names {
-		d := editDistance(name, n)
+		d := bake.EditDistance(name, n)
 		if len(n) > 1 && len(name) > 2 && (strings.HasPrefix(n, name) || strings.HasPrefix(name, n)) {
 			d = min(d, 1)
 		}
@@ -162,26 +162,6 @@ func closest(name string, names []string) string {
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // commandOf returns the (sub)command the arguments run and its words
