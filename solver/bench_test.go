@@ -65,7 +65,7 @@ func benchStep(b *testing.B, n int, bend bool, threads int) {
 	reportCPU(b, cpu0)
 	ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 	ns1, _, nt := m.NumConstraints()
-	nl, _ := m.NumLimits()
+	nl, _ := x.NumLimits()
 	proj := float64((ns1+nl)*p.Iterations+nt) * float64(p.Substeps)
 	// a hinge spanning c substeps is projected once per span (bendClasses)
 	for _, c := range x.bendCls {

@@ -117,7 +117,7 @@ func (c *collision) substep(t, dt float64) {
 	// settle: once, in the first substep of the first frame
 	if b.m.Params.Settle && nc > 0 && !c.settleDone && b.f.Index == c.settleFrame && t == b.f.Time {
 		c.settleDone = true
-		if settle(b.m, b.s.Pos, b.f.Colliders[:nc], c.poses[:nc], c.h[:nc]).Inside > 0 {
+		if settle(b.m, b.w, b.s.Pos, b.f.Colliders[:nc], c.poses[:nc], c.h[:nc]).Inside > 0 {
 			copy(b.s.Prev, b.s.Pos)
 		}
 	}
@@ -160,7 +160,7 @@ func (c *collision) collideVerts(lo, hi int) {
 // collideOne projects vertex v out of every collider.
 func (c *collision) collideOne(v int32) {
 	b := c.b
-	pos, prev, w := b.s.Pos, b.s.Prev, b.m.InvMass
+	pos, prev, w := b.s.Pos, b.s.Prev, b.w
 	if w[v] == 0 {
 		return
 	}
@@ -254,19 +254,19 @@ func Settle(m *Model, s *State, colliders []sdf.Collider, t float64) (SettleRepo
 			h[i] = colliders[i].Thickness
 		}
 	}
-	r := settle(m, s.Pos, colliders, poses, h)
+	r := settle(m, m.InvMass, s.Pos, colliders, poses, h)
 	copy(s.Prev, s.Pos)
 	clear(s.Vel)
 	return r, nil
 }
 
 // settle is Settle on positions with the colliders already posed.
-func settle(m *Model, pos []vec.Vec3, colliders []sdf.Collider, poses []sdf.Pose, h []float64) SettleReport {
+func settle(m *Model, w []float64, pos []vec.Vec3, colliders []sdf.Collider, poses []sdf.Pose, h []float64) SettleReport {
 	r := SettleReport{Vertex: -1, Collider: -1}
 	inside := func(record bool) int {
 		n := 0
 		for v := range pos {
-			if m.InvMass[v] == 0 {
+			if w[v] == 0 {
 				continue
 			}
 			in := false
@@ -291,7 +291,7 @@ func settle(m *Model, pos []vec.Vec3, colliders []sdf.Collider, poses []sdf.Pose
 	}
 	pushOut := func() {
 		for v := range pos {
-			if m.InvMass[v] == 0 {
+			if w[v] == 0 {
 				continue
 			}
 			for i := range colliders {
@@ -304,7 +304,7 @@ func settle(m *Model, pos []vec.Vec3, colliders []sdf.Collider, poses []sdf.Pose
 		pushOut()
 		// stretch (PBD, rigid): neighbours follow the pushed vertices
 		for k, e := range st.v {
-			d0, d1, _ := solveDistance(pos[e[0]], pos[e[1]], m.InvMass[e[0]], m.InvMass[e[1]], st.rest[k], 0, 0, 0)
+			d0, d1, _ := solveDistance(pos[e[0]], pos[e[1]], w[e[0]], w[e[1]], st.rest[k], 0, 0, 0)
 			pos[e[0]] = pos[e[0]].Add(d0)
 			pos[e[1]] = pos[e[1]].Add(d1)
 		}

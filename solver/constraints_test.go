@@ -252,7 +252,8 @@ func TestProjectRope(t *testing.T) {
 func TestLimitsAllowFolding(t *testing.T) {
 	pos, tris := gridMesh(33, 33, 1, 1)
 	m := newModel(t, pos, tris, nil, DefaultParams())
-	nl, nc := m.NumLimits()
+	lb := newLimits(m)
+	nl, nc := lb.num()
 	ns, _, _ := m.NumConstraints()
 	if nl < ns/3 {
 		t.Fatalf("33x33 grid: %d stretch limits for %d edges, want at least a third as many", nl, ns)
@@ -280,7 +281,7 @@ func TestLimitsAllowFolding(t *testing.T) {
 		for i, p := range pos {
 			fp[i] = f(p)
 		}
-		b := &m.limit
+		b := &lb
 		for i := range b.maxLen {
 			if dl := projectRope(fp, m.InvMass, b.path[b.off[i]:b.off[i+1]], b.maxLen[i]*(1+1e-9), 0, 0); dl != 0 {
 				t.Errorf("%s fold: limit %d (vertices %v) pulls with dlambda %g, want 0", name, i, b.path[b.off[i]:b.off[i+1]], dl)

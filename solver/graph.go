@@ -85,7 +85,7 @@ func graphOwners(m *Model, threads int) int {
 // the farthest from its neighbours' ranges first), and wait for other
 // goroutines only along the borders of its range. The limit chains, which
 // cross the cloth, are cut by work.
-func newProjGraph(m *Model, owners int) *projGraph {
+func newProjGraph(m *Model, l *limitBlock, owners int) *projGraph {
 	g := &projGraph{own: make([][]int32, owners), depOff: []int32{0}}
 	st, bd := &m.stretch, &m.bend
 	nc := len(st.colours) + len(bd.colours) - 2
@@ -170,7 +170,6 @@ func newProjGraph(m *Model, owners int) *projGraph {
 		cut[n] = hi
 		return cut
 	}
-	l := &m.limit
 	for c := 0; c+1 < len(l.colours); c++ {
 		// by work (chainWork)
 		cutWork(cut, l.colours[c], l.colours[c+1], l.chainWork)

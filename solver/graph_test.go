@@ -13,18 +13,19 @@ import (
 func TestProjGraphOrdersSharedVertices(t *testing.T) {
 	pos, tris := gridMesh(40, 40, 1, 1)
 	m := newModel(t, pos, tris, topPins(40), DefaultParams())
-	if l, _ := m.NumLimits(); l == 0 {
+	lb := newLimits(m)
+	if l, _ := lb.num(); l == 0 {
 		t.Fatal("the grid has no stretch limits: the test would not cover them")
 	}
 	for _, owners := range []int{2, 3, 8} {
-		g := newProjGraph(m, owners)
+		g := newProjGraph(m, &lb, owners)
 		// the vertices of each task, and which task touched each last
 		verts := func(k projTask) []int32 {
 			var vs []int32
 			for i := k.lo; i < k.hi; i++ {
 				switch k.kind {
 				case taskLimits:
-					vs = append(vs, m.limit.chainTouches(int(i))...)
+					vs = append(vs, lb.chainTouches(int(i))...)
 				case taskStretch:
 					vs = append(vs, m.stretch.v[i][:]...)
 				case taskBend:
@@ -40,7 +41,7 @@ func TestProjGraphOrdersSharedVertices(t *testing.T) {
 		covered := map[[2]int32]int{} // (kind, constraint) -> tasks holding it
 		// a task's phase: its kind and colour
 		phaseOf := make([][2]int, len(g.tasks))
-		colours := [][]int{m.limit.colours, m.stretch.colours, m.bend.colours}
+		colours := [][]int{lb.colours, m.stretch.colours, m.bend.colours}
 		for ti, k := range g.tasks {
 			cs := colours[k.kind]
 			c := 0
@@ -75,7 +76,7 @@ func TestProjGraphOrdersSharedVertices(t *testing.T) {
 				last[v] = int32(ti)
 			}
 		}
-		want := len(m.stretch.v) + len(m.bend.v) + len(m.limit.chainOff) - 1
+		want := len(m.stretch.v) + len(m.bend.v) + len(lb.chainOff) - 1
 		if len(covered) != want {
 			t.Fatalf("owners %d: the tasks hold %d constraints and chains, the model %d", owners, len(covered), want)
 		}

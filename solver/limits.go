@@ -76,6 +76,12 @@ type limitBlock struct {
 	work   []int
 }
 
+// num returns the number of limits and of the colour groups of their
+// chains.
+func (b *limitBlock) num() (limits, colours int) {
+	return len(b.maxLen), len(b.colours) - 1
+}
+
 // chainTouches returns the vertices the projection of chain k touches
 // (projectLimitRange): a solved chain's, else those of its limits' paths.
 func (b *limitBlock) chainTouches(k int) []int32 {
@@ -137,7 +143,7 @@ const limitMinSpan = 4
 // edges may take at a vertex and still count as straight.
 const limitMinCos = 0.966
 
-// buildLimits builds the hierarchy of stretch limits. It splits the edges
+// newLimits builds the hierarchy of stretch limits. It splits the edges
 // into chains of nearly straight edges (grid lines, and their analogues in
 // any mesh): edge (u, v) continues at v with the edge (v, w) that turns
 // least, if the turn is below 15 degrees and (v, w) also picks (u, v) back.
@@ -145,15 +151,17 @@ const limitMinCos = 0.966
 // c_{min((j+1)·s, L)} for s = 4, 8, 16, ... <= L, with maxLen the rest path
 // length between them: about one limit per edge in all. Each chain keeps
 // its limits together, coarse levels first, and the chains are coloured so
-// that no two of one colour share a vertex.
-func (m *Model) buildLimits() {
-	b := &m.limit
+// that no two of one colour share a vertex. The limits are XPBD's: the
+// XPBD integrator builds them for itself (NewXPBD) and m is only read.
+func newLimits(m *Model) limitBlock {
+	var lb limitBlock
+	b := &lb
 	b.colours = []int{0}
 	b.chainOff = []int32{0}
 	b.off = []int32{0}
 	b.cvOff = []int32{0}
 	if !m.anyFabric(func(f *Fabric) bool { return f.StretchStiffness > 0 }) || len(m.stretch.v) == 0 {
-		return
+		return lb
 	}
 	// mean stretch compliance per unit length
 	aPerLen := 0.0
@@ -370,6 +378,7 @@ func (m *Model) buildLimits() {
 			b.work[c] += b.chainWork(k)
 		}
 	}
+	return lb
 }
 
 // projectRope projects the unilateral rope constraint
@@ -465,7 +474,7 @@ func (b *limitBlock) chainWork(k int) int {
 // moves by w_i·(n_{i-1}·Δλ_{i-1} - n_i·Δλ_i). Projected edge by edge, a
 // correction travels one edge per Gauss-Seidel sweep, so a hanging cloth
 // n edges long keeps a stretch growing with n; solved together, a whole
-// line of the cloth (a chain, see buildLimits) reaches its rest length in
+// line of the cloth (a chain, see newLimits) reaches its rest length in
 // one projection. al and alc are the edges' stretch and compression
 // compliances, inv = 1/dt²; lam (may be nil) holds the edges' multipliers
 // and gets Δλ added. nrm, cp and dp are scratch of len(rest).

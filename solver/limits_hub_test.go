@@ -30,7 +30,8 @@ func TestLimitsSkipHubVertices(t *testing.T) {
 	center := int32(n/2*n + n/2)
 	// through: inside a limit's path, not at its ends
 	hasCenter := func(m *Model) bool {
-		b := &m.limit
+		lb := newLimits(m)
+		b := &lb
 		for i := 0; i+1 < len(b.off); i++ {
 			if p := b.path[b.off[i]:b.off[i+1]]; len(p) > 2 && slices.Contains(p[1:len(p)-1], center) {
 				return true

@@ -132,9 +132,8 @@ type Model struct {
 	softPins []int32 // indices into Pins
 	softA    []float64
 
-	stretch distBlock  // one per unique edge
-	limit   limitBlock // hierarchical stretch limits (limits.go)
-	bend    bendBlock  // one per interior manifold edge
+	stretch distBlock // one per unique edge
+	bend    bendBlock // one per interior manifold edge
 
 	tetherV      []int32
 	tetherAnchor []int32
@@ -196,12 +195,6 @@ func (m *Model) NumConstraints() (stretch, bend, tether int) {
 	return len(m.stretch.v), len(m.bend.v), len(m.tetherV)
 }
 
-// NumLimits returns the number of hierarchical stretch limits (XPBD only)
-// and the colour groups of their chains.
-func (m *Model) NumLimits() (limits, colours int) {
-	return len(m.limit.maxLen), len(m.limit.colours) - 1
-}
-
 // NewModel builds a Model from rest positions [m], triangles, pins and
 // validated parameters. Rest dihedral angles are taken from rest, so a
 // pre-shaped garment keeps its shape.
@@ -219,11 +212,6 @@ func NewModel(rest []vec.Vec3, tris [][3]int32, pins []Pin, p Params) (*Model, e
 	}
 
 	m.buildStretch()
-	if p.Solver == SolverXPBD {
-		m.buildLimits()
-	} else {
-		m.limit = limitBlock{colours: []int{0}, chainOff: []int32{0}, off: []int32{0}, cvOff: []int32{0}}
-	}
 	m.buildBend()
 	if p.Tethers {
 		m.buildTethers()

@@ -430,14 +430,15 @@ func TestColouringValid(t *testing.T) {
 			// limits are coloured by chain: a chain's limits are projected
 			// in order by one goroutine, so no two chains of a colour may
 			// share a vertex of any of their limits
-			lb := &m.limit
+			lb := new(limitBlock)
+			*lb = newLimits(m)
 			nch := len(lb.chainOff) - 1
 			check("limit chain", lb.colours, func(i int) []int32 { return lb.path[lb.off[lb.chainOff[i]]:lb.off[lb.chainOff[i+1]]] }, nch)
-			if nl, _ := m.NumLimits(); int(lb.chainOff[nch]) != nl {
+			if nl, _ := lb.num(); int(lb.chainOff[nch]) != nl {
 				t.Errorf("%s limit chains cover %d limits, want %d", c.name, lb.chainOff[nch], nl)
 			}
 			ns, nb := m.NumColours()
-			nl, nlc := m.NumLimits()
+			nl, nlc := lb.num()
 			t.Logf("%s: %d stretch colours, %d bending colours, %d limits in %d chains in %d colours", c.name, ns, nb, nl, nch, nlc)
 		})
 	}

@@ -20,7 +20,7 @@ func newContact(b *base) *contact.Contact {
 		Edges:       edges,
 		EdgeTris:    edgeTris,
 		NonManifold: m.Topo.NonManifold,
-		InvMass:     m.InvMass,
+		InvMass:     b.w,
 		SeamStart:   m.seamStart,
 		SeamAdj:     m.seamAdj,
 	}

@@ -78,9 +78,10 @@ func (m *Model) sewnToAny(a int32, vs ...int32) bool {
 	return false
 }
 
-// projectSeams projects every seam once at time t [s] (see above).
-func (m *Model) projectSeams(pos []vec.Vec3, t float64) {
-	w, speed := m.InvMass, m.Params.SewSpeed
+// projectSeams projects every seam once at time t [s] (see above) with
+// the inverse masses w.
+func (m *Model) projectSeams(pos []vec.Vec3, w []float64, t float64) {
+	speed := m.Params.SewSpeed
 	for i, s := range m.Params.Seams {
 		a, b := s[0], s[1]
 		wa, wb := w[a], w[b]

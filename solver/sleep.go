@@ -16,8 +16,8 @@ import (
 // SleepFrames still frames and no moving edge neighbour sleeps, provided
 // it slept in the last frame or no vertex of the cloth moved in it (the
 // cloth is calm). A sleeping vertex's velocity is zeroed and, for the
-// whole frame, its inverse mass is 0 in the integrator's private copy of
-// the model, so prediction, every constraint, the colliders and
+// whole frame, its inverse mass is 0 in the integrator's own copy of the
+// inverse masses, so prediction, every constraint, the colliders and
 // self-collision treat it exactly like a pinned vertex that does not move
 // (the shared Model is never changed). A vertex next to a moving one is
 // woken instead and must stay still for SleepFrames frames again.
@@ -50,11 +50,12 @@ const sleepBlock = 64
 
 // sleeper is the sleeping state of an XPBD integrator.
 type sleeper struct {
-	w      []float64 // effective inverse masses (the private model copy's InvMass)
-	w0     []float64 // the shared model's inverse masses
-	count  []int32   // consecutive still frames
-	moving []bool    // moved faster than SleepSpeed in the last frame
-	calm   bool      // no vertex moved faster than SleepSpeed in the last frame
+	w      []float64   // effective inverse masses (the XPBD integrator's own copy)
+	lim    *limitBlock // the XPBD integrator's stretch limits
+	w0     []float64   // the shared model's inverse masses
+	count  []int32     // consecutive still frames
+	moving []bool      // moved faster than SleepSpeed in the last frame
+	calm   bool        // no vertex moved faster than SleepSpeed in the last frame
 	ref    []vec.Vec3
 	start  []int32 // vertex adjacency (CSR)
 	adj    []int32
@@ -83,7 +84,7 @@ type sleeper struct {
 	limActWork            []int // limits in each colour's awake chains
 }
 
-func newSleeper(m *Model, w []float64) *sleeper {
+func newSleeper(m *Model, lim *limitBlock, w []float64) *sleeper {
 	n := len(m.Rest)
 	sl := &sleeper{
 		w:      w,
@@ -105,8 +106,9 @@ func newSleeper(m *Model, w []float64) *sleeper {
 	sl.bendAct = make([][2]int32, 0, len(sl.bendBlk))
 	sl.strActCol = make([]int, 0, len(sl.strBlkCol))
 	sl.bendActCol = make([]int, 0, len(sl.bendBlkCol))
-	nc := len(m.limit.colours)
-	sl.limAct = make([]int32, 0, max(len(m.limit.chainOff)-1, 0))
+	sl.lim = lim
+	nc := len(lim.colours)
+	sl.limAct = make([]int32, 0, max(len(lim.chainOff)-1, 0))
 	sl.limActCol = make([]int, 0, nc)
 	sl.limActWork = make([]int, 0, nc)
 	return sl
@@ -255,7 +257,7 @@ func (sl *sleeper) listAwake(m *Model) {
 		q := bd.v[i]
 		return w[q[0]] != 0 || w[q[1]] != 0 || w[q[2]] != 0 || w[q[3]] != 0
 	})
-	lb := &m.limit
+	lb := sl.lim
 	sl.limAct, sl.limActCol, sl.limActWork = sl.limAct[:0], append(sl.limActCol[:0], 0), sl.limActWork[:0]
 	for c := 0; c+1 < len(lb.colours); c++ {
 		work := 0

@@ -85,8 +85,12 @@ func NewIntegrator(m *Model) (Integrator, error) {
 // external forces (gravity, drag, wind), pins, the divergence guard and
 // frame retry.
 type base struct {
-	m    *Model
+	m    *Model // shared and only read
 	pool *pool.Pool
+	// w is the inverse masses [1/kg] the integrator moves the vertices
+	// with: the model's, or with sleeping (XPBD) a copy of them that is 0
+	// for the vertices asleep in the current frame
+	w    []float64
 	save State // frame start, for retries
 
 	// per-substep external acceleration [m/s²] and per-triangle aero force [N]
@@ -122,6 +126,7 @@ func newBase(m *Model) base {
 	b := base{
 		m:    m,
 		pool: pool.New(n),
+		w:    m.InvMass,
 		acc:  make([]vec.Vec3, nv),
 		triF: make([]vec.Vec3, len(m.Topo.Tris)),
 	}
@@ -261,12 +266,12 @@ func (b *base) gatherAccel(lo, hi int) {
 	m := b.m
 	for v := lo; v < hi; v++ {
 		a := g
-		if b.aero && m.InvMass[v] > 0 {
+		if b.aero && b.w[v] > 0 {
 			var f vec.Vec3
 			for _, t := range m.vtTri[m.vtStart[v]:m.vtStart[v+1]] {
 				f = f.Add(b.triF[t])
 			}
-			a = a.AddScaled(f, m.InvMass[v]/3)
+			a = a.AddScaled(f, b.w[v]/3)
 		}
 		b.acc[v] = a
 	}

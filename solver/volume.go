@@ -148,9 +148,10 @@ const volumeRamp = 0.5
 
 // projectVolumes projects every closed piece's volume constraint once at
 // time t [s] since the first frame, on the calling goroutine (sums in
-// triangle order: deterministic). grad is per-vertex scratch.
-func (m *Model) projectVolumes(pos []vec.Vec3, grad []vec.Vec3, t float64) {
-	w, tris := m.InvMass, m.Topo.Tris
+// triangle order: deterministic) with the inverse masses w. grad is
+// per-vertex scratch.
+func (m *Model) projectVolumes(pos []vec.Vec3, w []float64, grad []vec.Vec3, t float64) {
+	tris := m.Topo.Tris
 	ramp := min(1, t/volumeRamp)
 	for i := range m.volumes {
 		vp := &m.volumes[i]

@@ -39,6 +39,7 @@ import (
 // a rigidly held configuration stays exactly at rest with zero velocity.
 type XPBD struct {
 	base
+	limit   limitBlock // hierarchical stretch limits (limits.go)
 	invDt2  float64
 	cBase   int
 	first   bool
@@ -96,30 +97,28 @@ type XPBD struct {
 	fnLimChains func(lo, hi int)
 }
 
-// NewXPBD returns an XPBD integrator for m. With Params.Sleep it works
-// on a private shallow copy of m whose inverse masses are its own (0 for
-// the vertices asleep in the current frame); m itself is never changed.
+// NewXPBD returns an XPBD integrator for m, which it only reads: it builds
+// its own stretch limits (newLimits) and, with Params.Sleep, moves the
+// vertices with its own copy of the inverse masses (0 for the vertices
+// asleep in the current frame).
 func NewXPBD(m *Model) *XPBD {
-	var sl *sleeper
+	x := &XPBD{base: newBase(m), limit: newLimits(m)}
 	if m.Params.Sleep {
-		mc := *m
-		mc.InvMass = slices.Clone(m.InvMass)
-		sl = newSleeper(m, mc.InvMass)
-		m = &mc
+		x.w = slices.Clone(m.InvMass)
+		x.sl = newSleeper(m, &x.limit, x.w)
 	}
-	x := &XPBD{base: newBase(m), sl: sl}
 	x.fnStrBlk, x.fnBendBlk, x.fnLimChains = x.projectStretchBlocks, x.projectBendBlocks, x.projectLimitChains
 	// the multipliers carry over between iterations of one substep; with
 	// one iteration they always start at 0 and are never read again
 	if m.Params.Iterations > 1 {
 		x.lamS = make([]float64, len(m.stretch.v))
 		x.lamB = make([]float64, len(m.bend.v))
-		x.lamL = make([]float64, len(m.limit.maxLen))
-		x.lamC = make([]float64, len(m.limit.rest))
+		x.lamL = make([]float64, len(x.limit.maxLen))
+		x.lamC = make([]float64, len(x.limit.rest))
 	}
-	x.chNrm = make([]vec.Vec3, len(m.limit.rest))
-	x.chC = make([]float64, len(m.limit.rest))
-	x.chD = make([]float64, len(m.limit.rest))
+	x.chNrm = make([]vec.Vec3, len(x.limit.rest))
+	x.chC = make([]float64, len(x.limit.rest))
+	x.chD = make([]float64, len(x.limit.rest))
 	if len(m.volumes) > 0 {
 		x.volGrad = make([]vec.Vec3, len(m.Rest))
 	}
@@ -129,11 +128,17 @@ func NewXPBD(m *Model) *XPBD {
 	x.substep = x.step
 	x.fnHoldA, x.fnHoldB = x.holdCopy, x.holdMoves
 	if n := graphOwners(m, x.pool.Threads()); n > 1 {
-		x.graph = newProjGraph(m, n)
+		x.graph = newProjGraph(m, &x.limit, n)
 		x.fnOwners = x.runOwners
 	}
 	runtime.AddCleanup(x, func(p *pool.Pool) { p.Close() }, x.pool)
 	return x
+}
+
+// NumLimits returns the number of hierarchical stretch limits and of the
+// colour groups of their chains.
+func (x *XPBD) NumLimits() (limits, colours int) {
+	return x.limit.num()
 }
 
 // Step advances s by frame f.
@@ -352,7 +357,7 @@ func (x *XPBD) runColours(starts []int, fn func(lo, hi int)) {
 
 // runLimits projects the stretch limits, one phase per chain colour.
 func (x *XPBD) runLimits() {
-	b := &x.m.limit
+	b := &x.limit
 	for c := 0; c+1 < len(b.colours); c++ {
 		x.cBase = b.colours[c]
 		lo, hi := b.colours[c], b.colours[c+1]
@@ -402,13 +407,13 @@ func (x *XPBD) projectLimitChains(lo, hi int) {
 
 func (x *XPBD) predict(lo, hi int) {
 	x.gatherAccel(lo, hi)
-	predict(x.s.Pos[lo:hi], x.s.Prev[lo:hi], x.s.Vel[lo:hi], x.acc[lo:hi], x.m.InvMass[lo:hi], x.dt, x.damp, x.dampSlice(lo, hi), x.first,
+	predict(x.s.Pos[lo:hi], x.s.Prev[lo:hi], x.s.Vel[lo:hi], x.acc[lo:hi], x.w[lo:hi], x.dt, x.damp, x.dampSlice(lo, hi), x.first,
 		x.half[lo:hi], x.out[lo:hi])
 	if x.bendHold == nil {
 		return
 	}
 	// every substep of a span repeats the moves found at its start
-	pos, w, hold := x.s.Pos, x.m.InvMass, x.bendHold
+	pos, w, hold := x.s.Pos, x.w, x.bendHold
 	for v := lo; v < hi; v++ {
 		if x.vSpan[v] > 1 && w[v] != 0 {
 			pos[v] = pos[v].Add(hold[v])
@@ -449,7 +454,7 @@ func (x *XPBD) holdMoves(lo, hi int) {
 }
 
 func (x *XPBD) updateVel(lo, hi int) {
-	updateVelocity(x.s.Pos[lo:hi], x.s.Prev[lo:hi], x.s.Vel[lo:hi], x.acc[lo:hi], x.m.InvMass[lo:hi], x.dt, x.last,
+	updateVelocity(x.s.Pos[lo:hi], x.s.Prev[lo:hi], x.s.Vel[lo:hi], x.acc[lo:hi], x.w[lo:hi], x.dt, x.last,
 		x.half[lo:hi], x.out[lo:hi])
 }
 
@@ -532,10 +537,10 @@ func updateVelocity(pos, prev, vel, acc []vec.Vec3, w []float64, dt float64, las
 func (x *XPBD) projectWhole(t float64) {
 	m := x.m
 	if len(m.volumes) > 0 {
-		m.projectVolumes(x.s.Pos, x.volGrad, t)
+		m.projectVolumes(x.s.Pos, x.w, x.volGrad, t)
 	}
 	if len(m.Params.Seams) > 0 {
-		m.projectSeams(x.s.Pos, t)
+		m.projectSeams(x.s.Pos, x.w, t)
 	}
 }
 
@@ -544,7 +549,7 @@ func (x *XPBD) projectSoftPins(t float64) {
 	pos := x.s.Pos
 	for k, i := range m.softPins {
 		v := m.Pins[i].Vertex
-		pos[v] = pos[v].Add(solveAttach(pos[v], x.pinTarget(i, t), m.InvMass[v], m.softA[k]*x.invDt2))
+		pos[v] = pos[v].Add(solveAttach(pos[v], x.pinTarget(i, t), x.w[v], m.softA[k]*x.invDt2))
 	}
 }
 
@@ -555,7 +560,7 @@ func (x *XPBD) projectStretch(lo, hi int) {
 // projectStretchRange projects stretch constraints [lo, hi) of one colour.
 func (x *XPBD) projectStretchRange(lo, hi int) {
 	b := &x.m.stretch
-	pos, w, inv := x.s.Pos, x.m.InvMass, x.invDt2
+	pos, w, inv := x.s.Pos, x.w, x.invDt2
 	vs, rest, al, alc := b.v[lo:hi], b.rest[lo:hi], b.alpha[lo:hi], b.alphaC[lo:hi]
 	if x.lamS == nil {
 		for i, v := range vs {
@@ -579,8 +584,8 @@ func (x *XPBD) projectLimits(lo, hi int) {
 // limits, coarse level first, then, on a chain that holds a pinned vertex,
 // its edges together (projectChain).
 func (x *XPBD) projectLimitRange(lo, hi int) {
-	b := &x.m.limit
-	pos, w, inv := x.s.Pos, x.m.InvMass, x.invDt2
+	b := &x.limit
+	pos, w, inv := x.s.Pos, x.w, x.invDt2
 	for k := lo; k < hi; k++ {
 		for i := b.chainOff[k]; i < b.chainOff[k+1]; i++ {
 			var lam float64
@@ -623,7 +628,7 @@ func (x *XPBD) projectBendRange(lo, hi int) {
 	}
 	if x.bendMask&(x.bendMask-1) == 0 {
 		// one span for every hinge: all are due
-		projectDihedrals(pos, x.m.InvMass, b.v[lo:hi], b.rest[lo:hi], b.alpha[lo:hi], x.invDt2, lam, nil)
+		projectDihedrals(pos, x.w, b.v[lo:hi], b.rest[lo:hi], b.alpha[lo:hi], x.invDt2, lam, nil)
 		return
 	}
 	// runs of one span: with bendHeld those whose span starts now, else
@@ -639,7 +644,7 @@ func (x *XPBD) projectBendRange(lo, hi int) {
 			if lam != nil {
 				l = lam[i-lo : j-lo]
 			}
-			projectDihedrals(pos, x.m.InvMass, b.v[i:j], b.rest[i:j], b.alpha[i:j], x.invDt2, l, nil)
+			projectDihedrals(pos, x.w, b.v[i:j], b.rest[i:j], b.alpha[i:j], x.invDt2, l, nil)
 		}
 		i = j
 	}
@@ -650,7 +655,7 @@ func (x *XPBD) projectTethers(lo, hi int) {
 	pos := x.s.Pos
 	for i := lo; i < hi; i++ {
 		v := m.tetherV[i]
-		if m.InvMass[v] == 0 {
+		if x.w[v] == 0 {
 			continue // asleep (sleep.go); tethered vertices are free otherwise
 		}
 		pos[v] = pos[v].Add(solveTether(pos[v], pos[m.tetherAnchor[i]], m.tetherLen[i]))
