@@ -700,20 +700,11 @@ func basisTargets(b *binBuilder, cn *clothNode, a *Animation, opt GLTFOptions) (
 		}
 	}
 
-	cn.mesh.Weights = make([]float64, k)
+	weights := make([]float64, k)
 	for j, x := range sb.weights[0] {
-		cn.mesh.Weights[j] = float64(x)
+		weights[j] = float64(x)
 	}
-	names := make([]string, k)
-	for j := range names {
-		names[j] = fmt.Sprintf(basisNameFormat, j)
-	}
-	extras, ok := cn.mesh.Extras.(map[string]any)
-	if !ok {
-		extras = map[string]any{}
-	}
-	extras["targetNames"] = names
-	cn.mesh.Extras = extras
+	cn.setTargets(weights, basisNameFormat)
 	return info, nil
 }
 

@@ -412,11 +412,20 @@ func bakeTargets(b *binBuilder, cn *clothNode, a *Animation, opt GLTFOptions) (M
 	}
 
 	// weights show frame 0; extras name the targets
-	cn.mesh.Weights = make([]float64, nf)
-	cn.mesh.Weights[0] = 1
-	names := make([]string, nf)
+	weights := make([]float64, nf)
+	weights[0] = 1
+	cn.setTargets(weights, targetNameFormat)
+	return info, nil
+}
+
+// setTargets sets the cloth mesh's default morph weights and names its
+// targets in the mesh's extras (targetNames, as Blender and three.js read
+// them), one name a target from format and its index.
+func (cn *clothNode) setTargets(weights []float64, format string) {
+	cn.mesh.Weights = weights
+	names := make([]string, len(weights))
 	for k := range names {
-		names[k] = fmt.Sprintf(targetNameFormat, k)
+		names[k] = fmt.Sprintf(format, k)
 	}
 	extras, ok := cn.mesh.Extras.(map[string]any)
 	if !ok {
@@ -424,7 +433,6 @@ func bakeTargets(b *binBuilder, cn *clothNode, a *Animation, opt GLTFOptions) (M
 	}
 	extras["targetNames"] = names
 	cn.mesh.Extras = extras
-	return info, nil
 }
 
 // writeBase writes the base POSITION (scaled by 1 / cn.scale) and NORMAL

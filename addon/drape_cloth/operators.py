@@ -568,6 +568,21 @@ class DRAPE_OT_to_shape_keys(bpy.types.Operator):
         return {'FINISHED'}
 
 
+def _export_baked(op, context, name, what):
+    """Copy the baked file name from the active object's cache to op.filepath."""
+    src = os.path.join(bpy.path.abspath(context.object.drape.cache_dir), name)
+    if not os.path.isfile(src):
+        _report_error(op, "no baked %s at %s. Fix: bake again" % (what, src))
+        return {'CANCELLED'}
+    try:
+        shutil.copyfile(src, op.filepath)
+    except OSError as e:
+        _report_error(op, "cannot write %s: %s" % (op.filepath, e))
+        return {'CANCELLED'}
+    op.report({'INFO'}, "Drape: saved %s" % op.filepath)
+    return {'FINISHED'}
+
+
 class DRAPE_OT_export_gltf(bpy.types.Operator, ExportHelper):
     """Save drape's own baked .glb for game engines (morph-target animation, Y-up; at most 64 targets)"""
     bl_idname = "drape.export_gltf"
@@ -581,17 +596,7 @@ class DRAPE_OT_export_gltf(bpy.types.Operator, ExportHelper):
         return obj is not None and bool(obj.drape.cache_dir)
 
     def execute(self, context):
-        src = os.path.join(bpy.path.abspath(context.object.drape.cache_dir), sx.GLB_NAME)
-        if not os.path.isfile(src):
-            _report_error(self, "no baked glTF at %s. Fix: bake again" % src)
-            return {'CANCELLED'}
-        try:
-            shutil.copyfile(src, self.filepath)
-        except OSError as e:
-            _report_error(self, "cannot write %s: %s" % (self.filepath, e))
-            return {'CANCELLED'}
-        self.report({'INFO'}, "Drape: saved %s" % self.filepath)
-        return {'FINISHED'}
+        return _export_baked(self, context, sx.GLB_NAME, "glTF")
 
 
 class DRAPE_OT_export_usd(bpy.types.Operator, ExportHelper):
@@ -607,17 +612,7 @@ class DRAPE_OT_export_usd(bpy.types.Operator, ExportHelper):
         return obj is not None and bool(obj.drape.cache_dir)
 
     def execute(self, context):
-        src = os.path.join(bpy.path.abspath(context.object.drape.cache_dir), sx.USD_NAME)
-        if not os.path.isfile(src):
-            _report_error(self, "no baked USD at %s. Fix: bake again" % src)
-            return {'CANCELLED'}
-        try:
-            shutil.copyfile(src, self.filepath)
-        except OSError as e:
-            _report_error(self, "cannot write %s: %s" % (self.filepath, e))
-            return {'CANCELLED'}
-        self.report({'INFO'}, "Drape: saved %s" % self.filepath)
-        return {'FINISHED'}
+        return _export_baked(self, context, sx.USD_NAME, "USD")
 
 
 class DRAPE_OT_check_binary(bpy.types.Operator):

@@ -3,14 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -78,99 +74,6 @@ func runBounded(t *testing.T, dir string, args ...string) (int, string) {
 		t.Fatal(err)
 	}
 	return code, errb.String()
-}
-
-// /dev/zero and a FIFO as the mesh, a glTF buffer or an image end with
-// exit 3 and a message naming the file.
-func TestDevicesAndFIFOsRefused(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("FIFOs and /dev/zero as on Linux")
-	}
-	// gltfWith bakes a small cloth.gltf, moves its buffer out to cloth.bin
-	// and adds an image at the given uri (none for "").
-	gltfWith := func(dir, image string) {
-		writeGrid(t, filepath.Join(dir, "grid.obj"), 3, 1, 1)
-		code, _, errOut := runIn(t, "bake", filepath.Join(dir, "grid.obj"), "--frames", "1", "-o", filepath.Join(dir, "cloth.gltf"))
-		if code != 0 {
-			t.Fatalf("making cloth.gltf: %s", errOut)
-		}
-		js, _ := os.ReadFile(filepath.Join(dir, "cloth.gltf"))
-		var doc map[string]any
-		if err := json.Unmarshal(js, &doc); err != nil {
-			t.Fatal(err)
-		}
-		buf := doc["buffers"].([]any)[0].(map[string]any)
-		uri := buf["uri"].(string)
-		data, err := base64.StdEncoding.DecodeString(uri[strings.IndexByte(uri, ',')+1:])
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(filepath.Join(dir, "cloth.bin"), data, 0o644)
-		buf["uri"] = "cloth.bin"
-		if image != "" {
-			doc["images"] = []any{map[string]any{"uri": image}}
-		}
-		js, _ = json.Marshal(doc)
-		os.WriteFile(filepath.Join(dir, "cloth.gltf"), js, 0o644)
-	}
-	for _, c := range []struct {
-		name  string
-		setup func(dir string) string // returns the input
-		want  string
-	}{
-		{"control: external buffer and image beside the glTF", func(dir string) string {
-			gltfWith(dir, "tex.png")
-			os.WriteFile(filepath.Join(dir, "tex.png"), []byte("\x89PNG\r\n\x1a\n"), 0o644)
-			return "cloth.gltf"
-		}, ""},
-		{"mesh linked to /dev/zero", func(dir string) string {
-			os.Symlink("/dev/zero", filepath.Join(dir, "zero.obj"))
-			return "zero.obj"
-		}, "not a regular file"},
-		{"mesh is a FIFO", func(dir string) string {
-			syscall.Mkfifo(filepath.Join(dir, "fifo.obj"), 0o644)
-			return "fifo.obj"
-		}, "not a regular file"},
-		{"buffer linked to /dev/zero", func(dir string) string {
-			gltfWith(dir, "")
-			os.Remove(filepath.Join(dir, "cloth.bin"))
-			os.Symlink("/dev/zero", filepath.Join(dir, "cloth.bin"))
-			return "cloth.gltf"
-		}, "outside the glTF's folder"},
-		{"buffer is a FIFO", func(dir string) string {
-			gltfWith(dir, "")
-			os.Remove(filepath.Join(dir, "cloth.bin"))
-			syscall.Mkfifo(filepath.Join(dir, "cloth.bin"), 0o644)
-			return "cloth.gltf"
-		}, "not a regular file"},
-		{"image ../../../dev/zero", func(dir string) string {
-			gltfWith(dir, "../../../../../../../../dev/zero")
-			return "cloth.gltf"
-		}, "outside the glTF's folder"},
-		{"image is a FIFO", func(dir string) string {
-			gltfWith(dir, "tex.png")
-			syscall.Mkfifo(filepath.Join(dir, "tex.png"), 0o644)
-			return "cloth.gltf"
-		}, "not a regular file"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			in := c.setup(dir)
-			code, errOut := runBounded(t, dir, "bake", in, "--frames", "2", "-o", "out.glb")
-			if c.want == "" {
-				if code != 0 {
-					t.Errorf("exit %d: %s", code, errOut)
-				}
-				return
-			}
-			if code != 3 || !strings.Contains(errOut, c.want) || !strings.Contains(errOut, in) {
-				t.Errorf("exit %d, stderr %q; want 3 naming %s and saying %q", code, errOut, in, c.want)
-			}
-			if _, err := os.Stat(filepath.Join(dir, "out.glb")); err == nil {
-				t.Errorf("an output was written")
-			}
-		})
-	}
 }
 
 // --report naming the input is refused before the bake (exit 3); the
