@@ -48,13 +48,13 @@ const bytesReadPerFileByte = 10
 func checkInputSize(path string, maxBytes int64) error {
 	budget := memoryBudget(maxBytes)
 	fi, err := os.Stat(path)
-	if budget == 0 || err != nil || !fi.Mode().IsRegular() {
+	if budget.bytes == 0 || err != nil || !fi.Mode().IsRegular() {
 		return nil // Read reports what is wrong with the path
 	}
-	if need := sat(fi.Size(), bytesReadPerFileByte); need > budget {
+	if need := sat(fi.Size(), bytesReadPerFileByte); need > budget.bytes {
 		return &Error{Code: ExitBadInput,
-			Err: fmt.Errorf("%s: the file is %s; reading it would take about %s of memory, more than the budget of %s", path, FormatBytes(fi.Size()), FormatBytes(need), FormatBytes(budget)),
-			Fix: "decimate the mesh (a cloth of this size cannot be simulated in this memory anyway), or set the budget with --max-memory SIZE"}
+			Err: fmt.Errorf("%s: the file is %s; reading it would take about %s of memory, more than the budget of %s (%s)", path, FormatBytes(fi.Size()), FormatBytes(need), FormatBytes(budget.bytes), budget.what),
+			Fix: "decimate the mesh (a cloth of this size cannot be simulated in this memory anyway), or " + budget.fixBudget()}
 	}
 	return nil
 }
@@ -129,17 +129,51 @@ func sat(a, b int64) int64 {
 	return a * b
 }
 
-// memoryBudget is the bytes a bake may plan to hold: maxBytes if > 0,
-// none when < 0, else defaultMemoryShare of physical memory; 0 means no
-// check.
-func memoryBudget(maxBytes int64) int64 {
-	if maxBytes > 0 {
-		return maxBytes
-	}
+// memoryLimit is one bound on the memory a bake may take: its size
+// [bytes], what it is and how to raise it, for messages.
+type memoryLimit struct {
+	bytes int64
+	what  string // "physical memory (24 GiB)"
+	fix   string // "raise the address-space limit (ulimit -v)"; "" for --max-memory's own
+}
+
+// memoryBudget is what a bake may plan to hold: maxBytes if > 0, else
+// defaultMemoryShare of physical memory, and never more than
+// defaultMemoryShare of the process's own limits (cgroup memory.max,
+// RLIMIT_AS, RLIMIT_DATA), which end a process that exceeds them with a
+// runtime fatal error or the kernel's OOM killer, whatever --max-memory
+// says. maxBytes < 0 lifts every bound; bytes 0 means no check.
+func memoryBudget(maxBytes int64) memoryLimit {
 	if maxBytes < 0 {
-		return 0
+		return memoryLimit{}
 	}
-	return int64(defaultMemoryShare * float64(physicalMemory()))
+	b := memoryLimit{bytes: maxBytes, what: "--max-memory"}
+	if maxBytes == 0 {
+		b = memoryLimit{}
+		if phys := physicalMemory(); phys > 0 {
+			b = memoryLimit{bytes: int64(defaultMemoryShare * float64(phys)), what: "80 % of physical memory, " + FormatBytes(phys)}
+		}
+	}
+	for _, l := range processMemoryLimits() {
+		if n := max(int64(defaultMemoryShare*float64(l.bytes)), 1); b.bytes == 0 || n < b.bytes {
+			b = memoryLimit{bytes: n, what: "80 % of " + l.what, fix: l.fix}
+		}
+	}
+	return b
+}
+
+// MemoryBudget is the memory [bytes] a bake may plan to hold given
+// --max-memory as maxBytes (0: the default; < 0: none): the caller sets
+// the Go runtime's soft memory limit to it so that the collector works
+// hard before the budget is reached. 0 means no budget.
+func MemoryBudget(maxBytes int64) int64 { return memoryBudget(maxBytes).bytes }
+
+// fixBudget says how to raise budget b.
+func (b memoryLimit) fixBudget() string {
+	if b.fix != "" {
+		return b.fix
+	}
+	return "set the budget with --max-memory SIZE (e.g. --max-memory 32G; the default is 80 % of physical memory, or of the process's memory limits when they are smaller)"
 }
 
 // physicalMemory returns the machine's memory [bytes] from /proc/meminfo,
@@ -167,29 +201,29 @@ func physicalMemory() int64 {
 // the model and the frames are allocated.
 func (j *Job) checkMemory(maxBytes int64) error {
 	budget := memoryBudget(maxBytes)
-	if budget == 0 {
+	if budget.bytes == 0 {
 		return nil
 	}
 	est := j.memoryEstimate()
-	if est <= budget {
+	if est <= budget.bytes {
 		return nil
 	}
 	sc := j.Scene
 	frames := storedFrames(sc)
-	fix := "store fewer frames (--frame-step K keeps every Kth frame; fewer --frames), use a coarser mesh, or set the budget with --max-memory SIZE (e.g. --max-memory 32G; the default is 80 % of physical memory)"
+	fix := "store fewer frames (--frame-step K keeps every Kth frame; fewer --frames), use a coarser mesh, or " + budget.fixBudget()
 	streamFix := "; or write only point caches (.pc2, .mdd) or an OBJ sequence (DIR/), which stream their frames to disk instead of holding them"
 	if j.streams() {
-		fix = "use a coarser mesh, or set the budget with --max-memory SIZE (e.g. --max-memory 32G; the default is 80 % of physical memory)"
+		fix = "use a coarser mesh, or " + budget.fixBudget()
 		streamFix = ""
 	} else if perFrame := (est - j.memoryEstimateFixed()) / max(frames, 1); perFrame > 0 {
-		if fit := (budget - j.memoryEstimateFixed()) / perFrame; fit >= 2 && fit < frames {
+		if fit := (budget.bytes - j.memoryEstimateFixed()) / perFrame; fit >= 2 && fit < frames {
 			k := (frames + fit - 1) / fit * int64(sc.FrameStep)
-			fix = fmt.Sprintf("store at most %d frames: --frame-step %d, or fewer --frames; or a coarser mesh; --max-memory SIZE sets the budget (default 80 %% of physical memory)", fit, k)
+			fix = fmt.Sprintf("store at most %d frames: --frame-step %d, or fewer --frames; or a coarser mesh; or %s", fit, k, budget.fixBudget())
 		}
 	}
 	return &Error{Code: ExitBadInput,
-		Err: fmt.Errorf("%s: the bake would hold about %s in memory (%d stored frames of %d vertices), more than its budget of %s",
-			sc.Input, FormatBytes(est), frames, len(j.Welded.RenderToSim), FormatBytes(budget)),
+		Err: fmt.Errorf("%s: the bake would hold about %s in memory (%d stored frames of %d vertices), more than its budget of %s (%s)",
+			sc.Input, FormatBytes(est), frames, len(j.Welded.RenderToSim), FormatBytes(budget.bytes), budget.what),
 		Fix: fix + streamFix}
 }
 

@@ -29,7 +29,9 @@ type Options struct {
 	Warn func(string)
 	// MaxMemory is the most memory [bytes] a bake may plan to hold; a bake
 	// whose estimate is larger is refused before it allocates (0: 80 % of
-	// physical memory; < 0: no limit).
+	// physical memory; < 0: no limit). On Linux the budget is never more
+	// than 80 % of what the process's cgroup memory limit, RLIMIT_AS and
+	// RLIMIT_DATA leave (unless < 0).
 	MaxMemory int64
 }
 

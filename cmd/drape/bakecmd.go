@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -82,7 +83,7 @@ output (nothing written), 130 cancelled.`,
 			&cli.BoolFlag{Name: "force", Usage: "bake every job of a batch, also those a resume record shows done"},
 			&cli.StringFlag{Name: "summary", Usage: "write the batch's summary (every job's status, outputs, timings and quality) to `FILE` (JSON; drape report merge joins shards' summaries)"},
 			&cli.StringSliceFlag{Name: "require", Usage: "fail the bake with exit code 5 (outputs still written) unless `KEY<=VALUE` holds (quote it: a shell reads < as a redirection); keys max_strain, last_strain (edge strain, 0.01 = 1 %), penetration_m, self_intersections; repeatable"},
-			&cli.StringFlag{Name: "max-memory", Usage: "refuse a bake that would hold more than `SIZE` in memory (e.g. 8G; default 80% of physical memory; 0 or less: no limit)"},
+			&cli.StringFlag{Name: "max-memory", Usage: "refuse a bake that would hold more than `SIZE` in memory (e.g. 8G; default 80% of physical memory; never more than 80% of what the process's cgroup memory limit, ulimit -v or ulimit -d leave; 0 or less: no limit)"},
 			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the bake to `FILE` (for go tool pprof)"},
 		},
 		Action: bakeAction,
@@ -301,8 +302,15 @@ func bakeAction(c *cli.Context) error {
 	if err := applyFlags(c, bake.DefaultScene()); err != nil {
 		return err
 	}
-	if _, err := maxMemoryFlag(c); err != nil {
+	maxMem, err := maxMemoryFlag(c)
+	if err != nil {
 		return err
+	}
+	// The collector works hard as the heap nears the budget, so that a bake
+	// within its estimate stays within the budget's limit (RLIMIT_AS, the
+	// cgroup's memory.max) instead of meeting it between collections.
+	if b := bake.MemoryBudget(maxMem); b > 0 {
+		debug.SetMemoryLimit(b)
 	}
 	shard, shards := 0, 1
 	if c.IsSet("shard") {
