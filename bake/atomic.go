@@ -108,7 +108,7 @@ type stagedFile struct {
 func openStaged(target string) (*stagedFile, error) {
 	dir := filepath.Dir(target)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, writeFailure(target, fmt.Errorf("create output folder %s: %w", dir, err))
+		return nil, writeFailure(target, fmt.Errorf("write %s: create its folder %s: %w", target, dir, err))
 	}
 	removeStale(target)
 	f, err := os.CreateTemp(dir, tmpPattern(target))
@@ -170,7 +170,7 @@ func openStagedDir(target string) (*staged, error) {
 	target = filepath.Clean(target)
 	parent := filepath.Dir(target)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, writeFailure(target, fmt.Errorf("create output folder %s: %w", parent, err))
+		return nil, writeFailure(target, fmt.Errorf("write %s: create its folder %s: %w", target, parent, err))
 	}
 	removeStale(target)
 	tmp, err := os.MkdirTemp(parent, tmpPattern(target))

@@ -231,6 +231,12 @@ func writeFailure(target string, err error) error {
 
 func writeFix(target string, err error) string {
 	dir := filepath.Dir(filepath.Clean(target))
+	// The folder the failing call wrote in: the target's, or the one
+	// above a folder that could not be created.
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path != "" {
+		dir = filepath.Dir(filepath.Clean(pe.Path))
+	}
 	switch {
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
 		return "the disk is full: free space on it, or write the output to another disk"
