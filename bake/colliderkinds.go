@@ -223,7 +223,7 @@ var colliderKinds = [...]colliderKind{
 			{key: "path", typ: keyPath, required: true, flag: "PATH", doc: "a closed mesh file (.glb, .gltf, .obj, .stl)"},
 			{key: "up", typ: keyAxis, doc: "up axis of an OBJ or STL file (default: the scene's)"},
 			{key: "scale", typ: keyNonNeg, doc: "unit scale of the file (0 = the scene's)"},
-			{key: "cache", typ: keyPath, doc: "a PC2 point cache of the file's vertices, sample k at frame k (a deforming collider)"},
+			{key: "cache", typ: keyPath, doc: "a PC2 or MDD point cache of the file's vertices, sample k at frame k (a deforming collider)"},
 		},
 		check: func(c *ColliderSpec, bad func(string, any, string) error) error {
 			if c.Cache != "" && len(c.Keys) > 0 {

@@ -260,7 +260,7 @@ func meshSequence(sc *Scene, key string, cs ColliderSpec, m *meshio.Mesh, w *mes
 // sample in the scene's axes and metres.
 func cacheFrames(sc *Scene, key string, cs ColliderSpec, m *meshio.Mesh, w *meshio.Welded) ([][]vec.Vec3, error) {
 	path := sc.Resolve(cs.Cache)
-	pc, err := meshio.ReadPC2File(path)
+	pc, err := meshio.ReadPointCacheFile(path)
 	if err != nil {
 		return nil, badInput(fmt.Errorf("%s.cache: %w", key, err), "")
 	}

@@ -98,6 +98,38 @@ func TestDeformingMeshColliderLiftsCloth(t *testing.T) {
 	}
 }
 
+// A deforming collider's cache given as MDD bakes exactly as the same
+// points given as PC2.
+func TestDeformingColliderMDD(t *testing.T) {
+	dir := t.TempDir()
+	obj, pc2 := writeGrowingBox(t, dir)
+	pc, err := meshio.ReadPC2File(pc2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mdd := writeCache(t, dir, "box.mdd", pc.Frames)
+	var outs [][]byte
+	for _, cache := range []string{pc2, mdd} {
+		sc := DefaultScene()
+		sc.Input = writeGridOBJ(t, dir, 9, 0.6, 0.3)
+		sc.Frames = 25
+		sc.Output = []string{filepath.Join(dir, "out.pc2")}
+		sc.Colliders = []ColliderSpec{{Type: ColliderMesh, Path: obj, Cache: cache}}
+		rep, err := Run(context.Background(), sc, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", filepath.Base(cache), err)
+		}
+		if rep.HighestY < 0.5 {
+			t.Errorf("%s: the cloth's highest point is %.4f m, want lifted onto the box's risen top (0.5 m)", filepath.Base(cache), rep.HighestY)
+		}
+		b, _ := os.ReadFile(sc.Output[0])
+		outs = append(outs, b)
+	}
+	if !bytes.Equal(outs[0], outs[1]) {
+		t.Errorf("the bake with box.mdd differs from the one with box.pc2")
+	}
+}
+
 // TestDeformingColliderErrors: a cache of the wrong mesh, a missing cache,
 // and keys beside a cache are bad input naming the collider and the fix.
 func TestDeformingColliderErrors(t *testing.T) {

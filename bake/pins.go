@@ -217,7 +217,7 @@ func pinTrack(sc *Scene, e int, m *meshio.Mesh, w *meshio.Welded, sel []pinSel) 
 		return nil, "", badInput(fmt.Errorf("%s: %s is not OBJ, whose v lines number a cache's points", key, m.Path),
 			"give the cloth as OBJ to pin it to a point cache")
 	}
-	pc, err := meshio.ReadPC2File(path)
+	pc, err := meshio.ReadPointCacheFile(path)
 	if err != nil {
 		return nil, "", badInput(fmt.Errorf("%s: %w", key, err), "")
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -11,7 +12,8 @@ import (
 	"github.com/drape-sim/drape/meshio"
 )
 
-// writeCache writes a PC2 of frames (file axes) at dir/name.
+// writeCache writes frames (file axes) at dir/name: an MDD (frame k at
+// k/24 s) when name ends in .mdd, else a PC2.
 func writeCache(t *testing.T, dir, name string, frames [][]vec.Vec3) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
@@ -20,7 +22,16 @@ func writeCache(t *testing.T, dir, name string, frames [][]vec.Vec3) string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := meshio.WritePC2(f, frames, 0, 1); err != nil {
+	if strings.HasSuffix(name, ".mdd") {
+		times := make([]float64, len(frames))
+		for k := range times {
+			times[k] = float64(k) / 24
+		}
+		err = meshio.WriteMDD(f, frames, times)
+	} else {
+		err = meshio.WritePC2(f, frames, 0, 1)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -54,11 +65,22 @@ func bentEdgeOf(t *testing.T, sc *Scene) [][]vec.Vec3 {
 	return bentEdge(m.SourcePositions)
 }
 
+// The pinned row follows its point cache, a PC2 or an MDD alike.
 func TestPinsFollowACache(t *testing.T) {
+	var byFormat [][][]vec.Vec3
+	for _, name := range []string{"edge.pc2", "edge.mdd"} {
+		t.Run(name, func(t *testing.T) { byFormat = append(byFormat, testPinsFollowACache(t, name)) })
+	}
+	if len(byFormat) == 2 && !reflect.DeepEqual(byFormat[0], byFormat[1]) {
+		t.Errorf("the bake with the MDD differs from the one with the PC2 of the same points")
+	}
+}
+
+func testPinsFollowACache(t *testing.T, cache string) [][]vec.Vec3 {
 	dir := t.TempDir()
 	sc := hangingScene(t, dir, 13, "out.glb")
 	frames := bentEdgeOf(t, sc)
-	sc.Pins[0].Cache = writeCache(t, dir, "edge.pc2", frames)
+	sc.Pins[0].Cache = writeCache(t, dir, cache, frames)
 	j, rec := prepareAndSimulate(t, sc)
 	if len(j.Warnings) > 0 {
 		t.Errorf("warnings %q, want none (sample 0 is the input pose)", j.Warnings)
@@ -79,6 +101,7 @@ func TestPinsFollowACache(t *testing.T) {
 	if y := rec.Pos[12][src[15+16]].Y; y < 1.01 {
 		t.Errorf("the vertex below the risen end is at y = %.3f m, want lifted with the edge", y)
 	}
+	return rec.Pos
 }
 
 func TestPinCacheErrors(t *testing.T) {
@@ -95,6 +118,11 @@ func TestPinCacheErrors(t *testing.T) {
 		}
 	}
 	off := writeCache(t, dir, "off.pc2", moved)
+	shortMDD := writeCache(t, dir, "short.mdd", [][]vec.Vec3{frames[0][:3]})
+	truncMDD := writeCache(t, dir, "trunc.mdd", frames)
+	if b, err := os.ReadFile(truncMDD); err == nil {
+		os.WriteFile(truncMDD, b[:len(b)-5], 0o644)
+	}
 	box := filepath.Join("testdata", "inspect", "Box.glb")
 	for _, c := range []struct {
 		name  string
@@ -104,6 +132,8 @@ func TestPinCacheErrors(t *testing.T) {
 	}{
 		{"wrong point count", func(sc *Scene) { sc.Pins[0].Cache = short }, []string{"pins[0].cache", "short.pc2", "holds 3 points", "256 vertices"}, false},
 		{"missing file", func(sc *Scene) { sc.Pins[0].Cache = filepath.Join(dir, "nope.pc2") }, []string{"pins[0].cache", "nope.pc2"}, false},
+		{"MDD of the wrong point count", func(sc *Scene) { sc.Pins[0].Cache = shortMDD }, []string{"pins[0].cache", "short.mdd", "holds 3 points", "256 vertices"}, false},
+		{"truncated MDD", func(sc *Scene) { sc.Pins[0].Cache = truncMDD }, []string{"pins[0].cache", "trunc.mdd: header: 13 frames of 256 points take 39996 bytes with their times, the file has 39991"}, false},
 		{"keys too", func(sc *Scene) {
 			sc.Pins[0].Cache = good
 			sc.Pins[0].Keys = []KeySpec{{Time: 0}}

@@ -2,6 +2,8 @@ package meshio
 
 import (
 	"bytes"
+	"encoding/binary"
+	"strings"
 	"testing"
 
 	"github.com/drape-sim/drape/internal/vec"
@@ -24,5 +26,22 @@ func TestReadPC2RoundTrip(t *testing.T) {
 		if _, err := ReadPC2(bytes.NewReader(bad), "bad.pc2"); err == nil {
 			t.Errorf("ReadPC2 of %d bytes = nil error", len(bad))
 		}
+	}
+}
+
+// A 12 KB PC2 whose point and sample counts, times 12, wrap int64 to the
+// file's size is refused by its header, not read into billions of points
+// (a Go runtime fatal error: out of memory).
+func TestReadPC2CountsThatWrap(t *testing.T) {
+	const n, samples = 2147380029, 715862424 // 12 n samples = 2^64 + 11936
+	b := make([]byte, 32+11936)
+	copy(b, pc2Signature)
+	le := binary.LittleEndian
+	le.PutUint32(b[12:], 1)
+	le.PutUint32(b[16:], n)
+	le.PutUint32(b[28:], samples)
+	_, err := ReadPC2(bytes.NewReader(b), "wrap.pc2")
+	if err == nil || !strings.Contains(err.Error(), "wrap.pc2: header: 2147380029 points x 715862424 samples does not match the file's 11968 bytes") {
+		t.Errorf("ReadPC2 = %v, want the header refused", err)
 	}
 }
