@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/drape-sim/drape/internal/vec"
@@ -233,7 +234,7 @@ func (j *Job) maxStretch(pos []vec.Vec3) (float64, int) {
 // leaves no output; existing outputs stay as they were.
 func Run(ctx context.Context, sc *Scene, opt Options) (*Report, error) {
 	t0 := time.Now()
-	j, err := Prepare(sc, opt)
+	j, err := prepare(ctx, sc, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -281,6 +282,47 @@ func Run(ctx context.Context, sc *Scene, opt Options) (*Report, error) {
 	rep.QualitySeconds = time.Since(tq).Seconds()
 	rep.SecondsPerFrame = rep.SimSeconds / float64(max(1, sc.Frames-1))
 	return rep, nil
+}
+
+// prepare runs Prepare but returns ctx's error as soon as ctx is done:
+// reading a large input and the pre-flight checks take seconds on a big
+// mesh and do not look at ctx themselves. Prepare writes nothing, so the
+// abandoned call only finishes its work, unseen: its warnings are
+// dropped and its Job is discarded.
+func prepare(ctx context.Context, sc *Scene, opt Options) (*Job, error) {
+	if ctx.Done() == nil {
+		return Prepare(sc, opt)
+	}
+	var mu sync.Mutex
+	abandoned := false
+	inner := opt
+	if opt.Warn != nil {
+		inner.Warn = func(s string) {
+			mu.Lock()
+			defer mu.Unlock()
+			if !abandoned {
+				opt.Warn(s)
+			}
+		}
+	}
+	type result struct {
+		j   *Job
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		j, err := Prepare(sc, inner)
+		done <- result{j, err}
+	}()
+	select {
+	case r := <-done:
+		return r.j, r.err
+	case <-ctx.Done():
+		mu.Lock()
+		abandoned = true
+		mu.Unlock()
+		return nil, ctx.Err()
+	}
 }
 
 // Recording holds the baked simulation positions of every stored frame

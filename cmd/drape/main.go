@@ -14,9 +14,12 @@ import (
 )
 
 // cancelGrace is how long a cancelled command may take to stop by itself
-// (every phase checks for cancellation at least this often, as a rule);
-// after it the process removes its temporary outputs and exits 130.
-const cancelGrace = time.Second
+// (a bake stops at once while it prepares, between frames while it
+// simulates and between files while it writes); after it the process
+// removes its temporary outputs and exits 130, so that a phase that does
+// not check (compressing a glTF's morph targets, a frame of a huge mesh)
+// still ends within a second of the signal, also on a busy machine.
+const cancelGrace = 300 * time.Millisecond
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
