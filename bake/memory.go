@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/drape-sim/drape/solver"
 )
 
 // Bytes per vertex per stored frame that a bake with a glTF or USD output
@@ -91,6 +93,9 @@ func (j *Job) memoryEstimate() int64 {
 	sim, render := int64(len(j.Welded.Positions)), int64(len(j.Welded.RenderToSim))
 	tris := int64(len(j.Welded.Triangles))
 	model := sim*bytesModelPerVertex + tris*bytesModelPerTriangle
+	if sc.Solver == "implicit" { // its factored global matrix
+		model += solver.DirectSolveBytes(int(sim))
+	}
 	var live int64
 	if j.streams() {
 		// Each frame goes to disk as it comes: the bake holds the last

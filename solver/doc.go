@@ -3,7 +3,8 @@
 // holds the immutable Model and the per-step State, and advances the State
 // with XPBD (Macklin, Müller, Chentanez 2016) in substeps (Macklin et al.
 // 2019) or with mass-spring integrators (position Verlet, semi-implicit
-// Euler, implicit Euler by Jacobi/Chebyshev optimisation).
+// Euler, implicit Euler by projective dynamics with a prefactored global
+// matrix).
 //
 // Self-collision is package solver/internal/contact (its package comment
 // states the algorithm), and the worker goroutines every integrator runs

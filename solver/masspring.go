@@ -186,6 +186,9 @@ type massSpring struct {
 	fnVel  func(lo, hi int)
 	first  bool
 	last   bool
+
+	pd                          *pdSystem // projective dynamics (pd.go), nil until used
+	fnPDLocal, fnPDRHS, fnPDOut func(lo, hi int)
 }
 
 func newMassSpring(m *Model) *massSpring {
@@ -205,6 +208,7 @@ func newMassSpring(m *Model) *massSpring {
 	}
 	ms.fnSpr, ms.fnVtx, ms.fnJac, ms.fnSub = ms.springAccel, ms.vertexPhase, ms.jacobi, ms.substep
 	ms.fnPred, ms.fnVel = ms.predict, ms.updateVel
+	ms.fnPDLocal, ms.fnPDRHS, ms.fnPDOut = ms.pdLocal, ms.pdRHS, ms.pdOut
 	runtime.AddCleanup(ms, func(p *pool.Pool) { p.Close() }, ms.pool)
 	return ms
 }
@@ -392,8 +396,10 @@ func (ms *massSpring) eulerStep(t, dt float64, first, last bool) {
 }
 
 // implicitStep is one step of implicit Euler for the springs, solved as
-// the minimisation of ½/dt²·|x - x̂|²_M + E(x) (Liu et al. 2013)
-// by Jacobi iterations with the diagonal Hessian m/dt² + Σk, accelerated
+// the minimisation of ½/dt²·|x - x̂|²_M + E(x) (Liu et al. 2013): by
+// Params.Iterations iterations of projective dynamics with a prefactored
+// global matrix (pd.go), or, with Params.JacobiIterations > 0, by that
+// many Jacobi iterations with the diagonal Hessian m/dt² + Σk, accelerated
 // by Chebyshev (Wang 2015). The inertial target x̂ and the velocity update
 // are XPBD's (predict, updateVelocity), with the same frame-boundary half
 // kicks.
@@ -406,10 +412,18 @@ func (ms *massSpring) implicitStep(t, dt float64, first, last bool) {
 	copy(ms.xHat, ms.s.Pos)
 	ms.t = t + dt
 	ms.setHardPins(ms.s.Pos, t+dt)
-	ms.solveImplicit(ms.m.Params.JacobiIterations, ms.m.Params.Chebyshev, nil)
+	p := &ms.m.Params
+	if p.JacobiIterations > 0 || ms.pdSolve(p.Iterations) != nil {
+		ms.solveImplicit(max(p.JacobiIterations, jacobiFallback), p.Chebyshev, nil)
+	}
 	ms.collide(t, dt)
 	ms.pool.Run(len(ms.m.Rest), ms.fnVel)
 }
+
+// jacobiFallback is the number of Jacobi iterations a step takes when
+// the direct global step cannot be used (its matrix would not factor,
+// which takes a mass or stiffness out of range).
+const jacobiFallback = 32
 
 func (ms *massSpring) predict(lo, hi int) {
 	predict(ms.s.Pos[lo:hi], ms.s.Prev[lo:hi], ms.s.Vel[lo:hi], ms.acc[lo:hi], ms.m.InvMass[lo:hi], ms.dt, ms.damp, ms.dampSlice(lo, hi), ms.first, nil, nil)

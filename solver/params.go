@@ -23,8 +23,9 @@ const (
 	// Euler.
 	SolverEuler
 	// SolverImplicit is the mass-spring model with implicit Euler solved as
-	// an optimisation by diagonal-Hessian Jacobi iterations (Liu et al. 2013) with
-	// Chebyshev acceleration (Wang 2015).
+	// an optimisation by projective dynamics with a prefactored global
+	// matrix (Liu et al. 2013), or by diagonal-Hessian Jacobi iterations
+	// with Chebyshev acceleration (Wang 2015) when JacobiIterations > 0.
 	SolverImplicit
 )
 
@@ -86,7 +87,9 @@ type Params struct {
 	Gravity vec.Vec3
 	// Substeps is the number of substeps per frame.
 	Substeps int
-	// Iterations is the number of constraint projections per substep (XPBD).
+	// Iterations is the number of constraint projections per substep
+	// (XPBD), or of local-global iterations per step (the implicit
+	// solver's projective dynamics).
 	Iterations int
 	// BendingInterval bounds how many substeps the bending moves found in
 	// one projection span (XPBD): 1 projects every hinge in every
@@ -94,9 +97,10 @@ type Params struct {
 	// (a multiple time step, see bendClasses): bending is the cloth's
 	// softest force and its costliest constraint.
 	BendingInterval int
-	// JacobiIterations is the number of Jacobi iterations per substep of the
-	// implicit solver (32 by default, as the implicit mass-spring
-	// tutorial the project started from uses).
+	// JacobiIterations, when above 0, has the implicit solver take that
+	// many Jacobi iterations per substep (the implicit mass-spring
+	// tutorial the project started from uses 32) instead of its direct
+	// global step; 0, the default, uses the direct step.
 	JacobiIterations int
 	// Chebyshev enables Chebyshev acceleration of the implicit solver's
 	// Jacobi iterations (Wang 2015).
@@ -198,7 +202,7 @@ func DefaultParams() Params {
 		Gravity:              vec.V(0, -9.81, 0),
 		Substeps:             15,
 		Iterations:           1,
-		JacobiIterations:     32,
+		JacobiIterations:     0,
 		Chebyshev:            true,
 		ChebyshevRho:         0.99,
 		Threads:              0,
@@ -248,7 +252,7 @@ func (p Params) Validate() error {
 		in("substeps", p.Substeps, 1, 1000),
 		in("iterations", p.Iterations, 1, 100),
 		in("bending interval", p.BendingInterval, 0, 100),
-		in("jacobi iterations", p.JacobiIterations, 1, 1000),
+		in("jacobi iterations", p.JacobiIterations, 0, 1000),
 		in("threads", p.Threads, 0, MaxThreads),
 		in("retry divergence", p.RetryDivergence, 0, 10),
 		fin("thickness", p.Thickness, MinThickness, MaxThickness, fmt.Sprintf("%g..%g m", MinThickness, MaxThickness)),

@@ -138,6 +138,26 @@ func BenchmarkStrain(b *testing.B) {
 			cs[0].StaticFriction, cs[0].KineticFriction = 0.1, 0.1
 			return m, s, cs
 		}},
+		// the implicit solver (its direct global step, one and two
+		// local-global iterations per step) and, for comparison, the
+		// same with 32 Chebyshev-accelerated Jacobi iterations per step
+		{"hanging-implicit", []int{64, 128}, 48, func(b *testing.B, n int) (*Model, *State, []sdf.Collider) {
+			m, s := hangingCurtain(b, n, implicitParams(1, 0))
+			return m, s, nil
+		}},
+		{"sphere-implicit", []int{64, 128}, 72, func(b *testing.B, n int) (*Model, *State, []sdf.Collider) {
+			return sphereSheet(b, n, implicitParams(1, 0))
+		}},
+		{"sphere-implicit-2", []int{64, 128}, 72, func(b *testing.B, n int) (*Model, *State, []sdf.Collider) {
+			return sphereSheet(b, n, implicitParams(2, 0))
+		}},
+		{"hanging-jacobi", []int{64}, 48, func(b *testing.B, n int) (*Model, *State, []sdf.Collider) {
+			m, s := hangingCurtain(b, n, implicitParams(1, 32))
+			return m, s, nil
+		}},
+		{"sphere-jacobi", []int{64}, 72, func(b *testing.B, n int) (*Model, *State, []sdf.Collider) {
+			return sphereSheet(b, n, implicitParams(1, 32))
+		}},
 	}
 	for _, sc := range scenes {
 		for _, n := range sc.sizes {
@@ -157,6 +177,16 @@ func BenchmarkStrain(b *testing.B) {
 			})
 		}
 	}
+}
+
+// implicitParams returns the default fabric for the implicit solver with
+// iters local-global iterations per step, or jacobi Jacobi iterations
+// instead when jacobi > 0.
+func implicitParams(iters, jacobi int) Params {
+	p := DefaultParams()
+	p.Solver = SolverImplicit
+	p.Iterations, p.JacobiIterations = iters, jacobi
+	return p
 }
 
 // TestSwingingCurtainStrain lets the curtain of TestHangingCurtainStrain
