@@ -3,6 +3,7 @@ package meshio
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"sort"
 	"strings"
 
@@ -58,12 +59,20 @@ func (r *gltfReader) checkAccessor(acr *gltf.Accessor, ai int, place string) err
 		return nil
 	}
 	stride := int64(bv.ByteStride)
+	if stride < 0 {
+		return r.errf(place, "bufferView %d: byteStride %d is negative", bvi, stride)
+	}
 	if stride == 0 {
 		stride = int64(elem)
 	}
-	need := int64(acr.ByteOffset) + stride*int64(acr.Count-1) + int64(elem)
-	if need > int64(bv.ByteLength) {
-		return r.errf(place, "%d elements need %d bytes but bufferView %d has %d", acr.Count, need, bvi, bv.ByteLength)
+	// Divide rather than multiply: a stride and a count from the JSON
+	// multiply past int64 and wrap to a size that fits, and the reader
+	// would then allocate for billions of elements.
+	room := int64(bv.ByteLength) - int64(acr.ByteOffset) - int64(elem)
+	if room < 0 || int64(acr.Count-1) > room/stride {
+		need := new(big.Int).Mul(big.NewInt(stride), big.NewInt(int64(acr.Count-1)))
+		need.Add(need, big.NewInt(int64(acr.ByteOffset)+int64(elem)))
+		return r.errf(place, "%d elements need %s bytes but bufferView %d has %d", acr.Count, need, bvi, bv.ByteLength)
 	}
 	return nil
 }
