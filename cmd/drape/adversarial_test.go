@@ -38,6 +38,8 @@ func TestAdversarialInputs(t *testing.T) {
 		// 3. unbounded memory
 		{"frames x vertices over budget", []string{"validate", "many-frames.json"}, 0, ""},
 		{"frames x vertices over --max-memory", []string{"bake", "many-frames.json", "--max-memory", "16M"}, 3, "in memory"},
+		{"PC2 counts that wrap int64", []string{"bake", "wrap-cache.json"}, 3, "wrap.pc2: header: 2147380029 points x 715862424 samples does not match the file's 11968 bytes"},
+		{"glTF stride x count that wraps int64", []string{"bake", "stride-wrap.gltf", "--frames", "2", "-o", "stride.glb"}, 3, "2147483649 elements need 18446744073709551628 bytes"},
 		// 4. quadratic time
 		{"20,000 copies of a triangle", []string{"bake", "dup-triangles.obj", "--frames", "1", "-o", "dup.glb"}, 0, "19999 cloth triangles repeat the corners"},
 		// 5. misread input
