@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // A bake whose estimate exceeds what the process's own limits leave
@@ -51,27 +47,4 @@ func TestBudgetHonoursProcessLimits(t *testing.T) {
 	if code, errOut := runLimited(t, dir, limits[0], "bake", "cloth.obj", "--frames", "300", "--substeps", "1", "--frame-step", m[1], "-o", "out.glb"); code != 0 {
 		t.Errorf("--frame-step %s as proposed: exit %d: %.500s", m[1], code, errOut)
 	}
-}
-
-// runLimited runs the drape binary in dir after the shell command limit
-// (a ulimit), with a 60 s deadline.
-func runLimited(t *testing.T, dir, limit string, args ...string) (int, string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", append([]string{"-c", limit + `; exec "$0" "$@"`, drapeBin}, args...)...)
-	cmd.Dir = dir
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("drape %v did not end within 60 s", args)
-	}
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return code, errb.String()
 }

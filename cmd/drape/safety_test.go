@@ -57,9 +57,16 @@ func TestSupersampleOutOfRangeIsUsage(t *testing.T) {
 // waits on a FIFO ends (and fails) instead of exhausting the machine.
 func runBounded(t *testing.T, dir string, args ...string) (int, string) {
 	t.Helper()
+	return runLimited(t, dir, "ulimit -v 4194304", args...)
+}
+
+// runLimited runs the drape binary in dir after the shell command limit
+// (a ulimit), with a 60 s deadline, and returns its exit code and stderr.
+func runLimited(t *testing.T, dir, limit string, args ...string) (int, string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", append([]string{"-c", `ulimit -v 4194304; exec "$0" "$@"`, drapeBin}, args...)...)
+	cmd := exec.CommandContext(ctx, "sh", append([]string{"-c", limit + `; exec "$0" "$@"`, drapeBin}, args...)...)
 	cmd.Dir = dir
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
