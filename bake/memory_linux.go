@@ -5,10 +5,46 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"syscall"
 )
+
+// heapArenaBytes is the address space Go reserves at a time as its heap
+// grows (on 64-bit Linux).
+const heapArenaBytes = 64 << 20
+
+// Address space at package initialisation: the process's (VmSize: Go's
+// own reservations, several hundred MiB, and the program) and what the Go
+// runtime had mapped read-write of it.
+var asAtInit, mappedAtInit = statusBytes(readStatus(), "VmSize:"), goMapped()
+
+func readStatus() []byte {
+	b, _ := os.ReadFile("/proc/self/status")
+	return b
+}
+
+// goMapped is the memory the Go runtime has mapped read-write [bytes].
+func goMapped() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
+}
+
+// addressSpaceUsed is the address space the process holds for RLIMIT_AS:
+// what it held at initialisation plus what Go has mapped since, plus one
+// heap arena that Go may reserve beyond it as the heap grows. The current
+// VmSize alone would jump by a whole arena depending on when the last one
+// was reserved, and with it the budget and the advice of its message; the
+// larger of the two counts.
+func addressSpaceUsed(status []byte) int64 {
+	used := asAtInit + max(goMapped()-mappedAtInit, 0) + heapArenaBytes
+	return max(used, statusBytes(status, "VmSize:"))
+}
 
 // processMemoryLimits returns the limits the kernel sets on this
 // process's memory, as the memory a bake may still take under each: the
@@ -16,28 +52,29 @@ import (
 // of every cgroup above it, and the room left under RLIMIT_AS (address
 // space, `ulimit -v`) and RLIMIT_DATA (`ulimit -d`). Go reserves several
 // hundred MiB of address space when it starts, so the rlimits count from
-// what the process already holds (VmSize, VmData in /proc/self/status).
+// what the process already holds (addressSpaceUsed; VmData in
+// /proc/self/status).
 func processMemoryLimits() []memoryLimit {
 	var out []memoryLimit
 	if l := cgroupMemoryLimit("/proc/self/cgroup", "/proc/self/mountinfo"); l.bytes > 0 {
 		out = append(out, l)
 	}
-	status, _ := os.ReadFile("/proc/self/status")
+	status := readStatus()
 	for _, r := range []struct {
-		res   int
-		field string
-		kind  string
-		name  string
-		fix   string
+		res  int
+		used int64
+		kind string
+		name string
+		fix  string
 	}{
-		{syscall.RLIMIT_AS, "VmSize:", "address space", "RLIMIT_AS", "raise the address-space limit (ulimit -v)"},
-		{syscall.RLIMIT_DATA, "VmData:", "data segment", "RLIMIT_DATA", "raise the data-segment limit (ulimit -d)"},
+		{syscall.RLIMIT_AS, addressSpaceUsed(status), "address space", "RLIMIT_AS", "raise the address-space limit (ulimit -v)"},
+		{syscall.RLIMIT_DATA, statusBytes(status, "VmData:"), "data segment", "RLIMIT_DATA", "raise the data-segment limit (ulimit -d)"},
 	} {
 		var lim syscall.Rlimit
 		if syscall.Getrlimit(r.res, &lim) != nil || lim.Cur >= 1<<62 /* RLIM_INFINITY */ {
 			continue
 		}
-		used := statusBytes(status, r.field)
+		used := r.used
 		left := int64(lim.Cur) - used
 		if left <= 0 {
 			left = 1 // no room at all: any bake is over budget
