@@ -21,7 +21,7 @@
 // Time per frame is each tool's own simulation time divided by the steps
 // (frames - 1), without reading the meshes and writing outputs; wall is
 // the child's whole run. Peak RSS is the child's getrusage maximum
-// resident set.
+// resident set (rss_*.go); on Windows it is not measured and shows "-".
 //
 // Quality figures come from the PC2 files, all in the input's vertex
 // order, measured the same way (see measure.go): max edge stretch over all
@@ -42,7 +42,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -338,7 +337,10 @@ func bench(o options, stdout, log io.Writer) error {
 		runtime.NumCPU(), runtime.GOMAXPROCS(0), load0, load1, strings.Join(versions, "; "), time.Since(start).Round(time.Second))
 	writeTable(stdout, scenes, tools, results)
 	fmt.Fprintf(stdout, "\nTime per frame is the median over %d run(s) of each tool's own simulation time / (frames - 1) at %d fps.", o.reps, o.fps)
-	if o.blender != "" {
+	if !rssMeasured {
+		fmt.Fprintf(stdout, " Peak RSS is not measured on this system (no getrusage).")
+	}
+	if o.blender != "" && rssMeasured {
 		fmt.Fprintf(stdout, " Blender's peak RSS includes %.0f MiB of Blender itself (an empty `blender -b --factory-startup` run).", base)
 	}
 	fmt.Fprintf(stdout, " † marks a peer whose result is worse than drape's in max stretch, max penetration or self-intersecting pairs (compared as printed); the speed-up is drape's against the fastest peer on this machine's CPU whose result is not marked.\n")
@@ -539,9 +541,7 @@ func child(cmd *exec.Cmd, logPath string) (wall, rss float64, err error) {
 	err = cmd.Run()
 	wall = time.Since(t).Seconds()
 	if cmd.ProcessState != nil {
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			rss = float64(ru.Maxrss) / 1024 // Linux reports KiB
-		}
+		rss = peakRSS(cmd.ProcessState)
 	}
 	if err != nil {
 		b, _ := os.ReadFile(logPath)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -135,4 +136,24 @@ func TestMeasure(t *testing.T) {
 			t.Errorf("measurePC2(8-point cache for a 16-vertex grid) = nil error, want a count mismatch")
 		}
 	})
+}
+
+// TestCrossBuild builds the whole module for Windows and macOS: a field or
+// call that exists on Linux only (getrusage's Maxrss here) must stay in a
+// build-tagged file with a fallback for the others.
+func TestCrossBuild(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool on PATH")
+	}
+	for _, goos := range []string{"windows", "darwin"} {
+		t.Run(goos, func(t *testing.T) {
+			cmd := exec.Command(gobin, "build", "./...")
+			cmd.Dir = ".." // the module root
+			cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH=amd64", "CGO_ENABLED=0")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("GOOS=%s go build ./...: %v\n%s", goos, err, out)
+			}
+		})
+	}
 }
