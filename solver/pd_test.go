@@ -15,18 +15,7 @@ func TestProjectiveDynamicsConverges(t *testing.T) {
 	p := DefaultParams()
 	p.Solver = SolverImplicit
 	m := newModel(t, pos, tris, topPins(20), p)
-	start := func() *massSpring {
-		ms := newMassSpring(m)
-		s := NewState(m)
-		ms.s, ms.dt = s, 1.0/24/float64(p.Substeps)
-		copy(ms.xHat, s.Pos)
-		for i := range s.Pos {
-			if m.InvMass[i] > 0 {
-				s.Pos[i] = s.Pos[i].Scale(1.05)
-			}
-		}
-		return ms
-	}
+	start := func() *massSpring { return stretchedStep(m) }
 	run := func(iters int) *massSpring {
 		ms := start()
 		if err := ms.pdSolve(iters); err != nil {
