@@ -34,6 +34,11 @@ type Options struct {
 	// than 80 % of what the process's cgroup memory limit, RLIMIT_AS and
 	// RLIMIT_DATA leave (unless < 0).
 	MaxMemory int64
+	// Memory, if set, is the bake's claim on a budget it shares with
+	// other bakes that run at once (a batch's -j jobs): Run reserves its
+	// estimate there before it allocates, waiting while the others hold
+	// too much, and gives it back when it returns.
+	Memory *MemoryClaim
 }
 
 // Progress describes a bake in flight; it is also the JSON object that
@@ -44,6 +49,13 @@ type Progress struct {
 	Elapsed    float64 `json:"elapsed_s"`   // since the simulation started [s]
 	ETA        float64 `json:"eta_s"`       // estimated time left [s]
 	MaxStretch float64 `json:"max_stretch"` // largest edge strain of this frame
+	// WaitingMemory, set on the one line a bake sends before its first
+	// frame when it waits for memory that other bakes sharing its budget
+	// hold (Options.Memory), is its estimate [bytes]; MemoryHeld is what
+	// the others hold and MemoryBudget the shared budget [bytes].
+	WaitingMemory int64 `json:"waiting_for_memory,omitempty"`
+	MemoryHeld    int64 `json:"memory_held,omitempty"`
+	MemoryBudget  int64 `json:"memory_budget,omitempty"`
 }
 
 // Job is a prepared bake: the mesh read and welded, the model built, the
@@ -116,6 +128,17 @@ func Prepare(sc *Scene, opt Options) (*Job, error) {
 	j.Mesh, j.Welded = m, w
 	if err := j.checkMemory(opt.MaxMemory); err != nil {
 		return nil, err
+	}
+	if opt.Memory != nil {
+		est := j.memoryEstimate()
+		err := opt.Memory.reserve(est, func(held int64) {
+			if opt.Progress != nil {
+				opt.Progress(Progress{Frames: sc.Frames, WaitingMemory: est, MemoryHeld: held, MemoryBudget: opt.Memory.s.budget})
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	if j.inputHash, err = hashFile(input); err != nil {
 		return nil, badInput(err, "check the input path")
@@ -233,10 +256,16 @@ func (j *Job) maxStretch(pos []vec.Vec3) (float64, int) {
 // atomically, and report. A cancelled context stops within one frame and
 // leaves no output; existing outputs stay as they were.
 func Run(ctx context.Context, sc *Scene, opt Options) (*Report, error) {
+	defer opt.Memory.Release()
 	t0 := time.Now()
 	j, err := prepare(ctx, sc, opt)
 	if err != nil {
 		return nil, err
+	}
+	if jobLive != nil {
+		est := j.memoryEstimate()
+		jobLive(est)
+		defer jobLive(-est)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -284,11 +313,17 @@ func Run(ctx context.Context, sc *Scene, opt Options) (*Report, error) {
 	return rep, nil
 }
 
+// jobLive, set by tests, is called with a bake's memory estimate when it
+// has prepared (and reserved it from its share) and with its negation
+// when it ends.
+var jobLive func(bytes int64)
+
 // prepare runs Prepare but returns ctx's error as soon as ctx is done:
 // reading a large input and the pre-flight checks take seconds on a big
 // mesh and do not look at ctx themselves. Prepare writes nothing, so the
 // abandoned call only finishes its work, unseen: its warnings are
-// dropped and its Job is discarded.
+// dropped and its Job is discarded. One waiting for memory (Options.Memory)
+// ends when Run releases its claim.
 func prepare(ctx context.Context, sc *Scene, opt Options) (*Job, error) {
 	if ctx.Done() == nil {
 		return Prepare(sc, opt)
@@ -302,6 +337,15 @@ func prepare(ctx context.Context, sc *Scene, opt Options) (*Job, error) {
 			defer mu.Unlock()
 			if !abandoned {
 				opt.Warn(s)
+			}
+		}
+	}
+	if opt.Progress != nil { // the line of a bake waiting for memory
+		inner.Progress = func(p Progress) {
+			mu.Lock()
+			defer mu.Unlock()
+			if !abandoned {
+				opt.Progress(p)
 			}
 		}
 	}

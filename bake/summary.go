@@ -47,6 +47,11 @@ type JobResult struct {
 	Seconds float64  `json:"seconds"`
 	Timings *Timings `json:"timings,omitempty"`
 	Frames  int      `json:"frames,omitempty"`
+	// MemoryReserved is the job's memory estimate [bytes] that it reserved
+	// from the budget the batch's running jobs share, and MemoryWait how
+	// long it waited for it [s] while other jobs held the budget.
+	MemoryReserved int64   `json:"memory_reserved,omitempty"`
+	MemoryWait     float64 `json:"memory_wait_s,omitempty"`
 	// Quality is the job's quality certificate (a skipped job's from its
 	// record).
 	Quality *Quality `json:"quality,omitempty"`
@@ -108,6 +113,11 @@ type Summary struct {
 	Failed   int         `json:"failed"`
 	Missed   int         `json:"requirement_missed"`
 	Seconds  float64     `json:"seconds"`
+	// MemoryBudget is the memory budget [bytes] the shard's running jobs
+	// shared (0: none), and MemoryPeak the most of it they reserved at
+	// once.
+	MemoryBudget int64 `json:"memory_budget,omitempty"`
+	MemoryPeak   int64 `json:"memory_reserved_peak,omitempty"`
 }
 
 // Tally counts the jobs by status and sets OK and ExitCode: the first
