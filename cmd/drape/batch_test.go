@@ -290,3 +290,98 @@ func TestBatchKilledResumes(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchJobsShareMemoryBudget bakes four jobs with -j 4 under a
+// --max-memory that two of them fit at once and four do not: every job
+// bakes, the outputs are those of -j 1, and the summary shows that the
+// jobs never reserved more than the budget at once.
+func TestBatchJobsShareMemoryBudget(t *testing.T) {
+	const jobs = 4
+	setup := func() string {
+		dir := t.TempDir()
+		os.MkdirAll(filepath.Join(dir, "scenes"), 0o755)
+		writeGrid(t, filepath.Join(dir, "scenes", "grid.obj"), 16, 1, 1)
+		for k := 0; k < jobs; k++ {
+			body := fmt.Sprintf(`{"input": "grid.obj", "frames": 12, "output": ["s%d.glb", "s%d.pc2"], "pins": [{"box": [-1, 0.9, -0.6, 1, 1.1, -0.45]}]}`, k, k)
+			os.WriteFile(filepath.Join(dir, "scenes", fmt.Sprintf("s%d.json", k)), []byte(body), 0o644)
+		}
+		return dir
+	}
+	type summary struct {
+		Budget int64 `json:"memory_budget"`
+		Peak   int64 `json:"memory_reserved_peak"`
+		Jobs   []struct {
+			Job      string
+			Status   string
+			Reserved int64   `json:"memory_reserved"`
+			Wait     float64 `json:"memory_wait_s"`
+		}
+	}
+	readSummary := func(dir string) summary {
+		var s summary
+		data, err := os.ReadFile(filepath.Join(dir, "sum.json"))
+		if err == nil {
+			err = json.Unmarshal(data, &s)
+		}
+		if err != nil {
+			t.Fatalf("summary: %v", err)
+		}
+		return s
+	}
+	ref := setup()
+	if code, _, errOut := runBin(t, ref, "bake", "scenes", "-j", "1", "--summary", "sum.json"); code != 0 {
+		t.Fatalf("-j 1: exit %d: %s", code, errOut)
+	}
+	s1 := readSummary(ref)
+	est := s1.Jobs[0].Reserved
+	if len(s1.Jobs) != jobs || est <= 0 {
+		t.Fatalf("-j 1 summary: %d jobs, first reserved %d bytes; want %d jobs with their estimates", len(s1.Jobs), est, jobs)
+	}
+	budget := est * 5 / 2
+	dir := setup()
+	code, out, errOut := runBin(t, dir, "bake", "scenes", "-j", fmt.Sprint(jobs), "--max-memory", fmt.Sprint(budget), "--summary", "sum.json", "--progress", "json")
+	if code != 0 {
+		t.Fatalf("-j %d --max-memory %d: exit %d: %s", jobs, budget, code, errOut)
+	}
+	s := readSummary(dir)
+	var sum int64
+	for _, j := range s.Jobs {
+		sum += j.Reserved
+		if j.Status != "ok" || j.Reserved != est {
+			t.Errorf("%s: %s, reserved %d; want ok with %d", j.Job, j.Status, j.Reserved, est)
+		}
+	}
+	if s.Budget != budget || s.Peak > budget || s.Peak < est || sum <= budget {
+		t.Errorf("budget %d, peak reserved %d, jobs' sum %d; want the budget %d, a peak in [%d, budget], a sum over the budget",
+			s.Budget, s.Peak, sum, budget, est)
+	}
+	// a job that waited for memory (not only for its turn) said so on its
+	// own progress line first
+	waitLines := 0
+	for _, o := range jsonLines(t, out) {
+		if o["waiting_for_memory"] != nil {
+			waitLines++
+			if o["waiting_for_memory"] != float64(est) || o["memory_budget"] != float64(budget) || o["job"] == nil {
+				t.Errorf("waiting line %v; want the job, its %d bytes and the %d budget", o, est, budget)
+			}
+		}
+	}
+	waited := 0
+	for _, j := range s.Jobs {
+		if j.Wait > 0 {
+			waited++
+		}
+	}
+	if waitLines > waited {
+		t.Errorf("%d waiting lines, but %d jobs with memory_wait_s", waitLines, waited)
+	}
+	got, want := outputsOf(t, filepath.Join(dir, "scenes")), outputsOf(t, filepath.Join(ref, "scenes"))
+	if len(got) != 2*jobs || len(got) != len(want) {
+		t.Errorf("-j %d wrote %d outputs, -j 1 %d; want %d", jobs, len(got), len(want), 2*jobs)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s differs between -j %d and -j 1", k, jobs)
+		}
+	}
+}

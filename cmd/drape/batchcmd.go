@@ -52,12 +52,18 @@ func bakeBatch(c *cli.Context, jobs []bake.BatchJob, shard, shards int, mode str
 	var mu sync.Mutex
 	enc := json.NewEncoder(stdout)
 	maxMem, _ := maxMemoryFlag(c) // checked by bakeAction
+	// The jobs that run at once share the memory budget: each reserves its
+	// estimate before it allocates, in key order, and waits while the
+	// running ones hold too much.
+	share := bake.NewMemoryShare(maxMem)
 	for k, i := range mine {
+		claim := share.Claim()
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
+			defer claim.Release() // a job that ends before it reserves passes its turn
 			in, sc := jobs[i].Path, scenes[i]
 			start := time.Now()
 			err := sceneErr[i]
@@ -72,12 +78,19 @@ func bakeBatch(c *cli.Context, jobs []bake.BatchJob, shard, shards int, mode str
 				}
 				rep, done, err = bake.RunJob(c.Context, sc, bake.BatchOptions{Force: c.Bool("force"), Options: bake.Options{
 					MaxMemory: maxMem,
+					Memory:    claim,
 					Warn: func(s string) {
 						mu.Lock()
 						fmt.Fprintf(stderr, "drape: %s: warning: %s\n", jobs[i].Key, s)
 						mu.Unlock()
 					},
 					Progress: func(p bake.Progress) {
+						if p.WaitingMemory > 0 && mode != "json" {
+							mu.Lock()
+							fmt.Fprintf(stderr, "drape: %s: waiting for memory: it needs about %s; running jobs hold %s of the %s budget\n",
+								jobs[i].Key, bake.FormatBytes(p.WaitingMemory), bake.FormatBytes(p.MemoryHeld), bake.FormatBytes(p.MemoryBudget))
+							mu.Unlock()
+						}
 						if mode == "json" {
 							mu.Lock()
 							enc.Encode(struct {
@@ -109,6 +122,7 @@ func bakeBatch(c *cli.Context, jobs []bake.BatchJob, shard, shards int, mode str
 				res = bakedResult(in, rep)
 			}
 			res.Job, res.Shard, res.Cost = jobs[i].Key, shard, jobs[i].Cost
+			res.MemoryReserved, res.MemoryWait = claim.Reserved(), claim.Waited().Seconds()
 			res.Seconds = time.Since(start).Seconds()
 			mu.Lock()
 			switch {
@@ -136,6 +150,7 @@ func bakeBatch(c *cli.Context, jobs []bake.BatchJob, shard, shards int, mode str
 		sum.Jobs = append(sum.Jobs, r)
 	}
 	sum.Seconds = time.Since(t0).Seconds()
+	sum.MemoryBudget, sum.MemoryPeak = share.Budget(), share.Peak()
 	sum.Tally()
 	writeBatchTable(stderr, sum)
 	var werr error
