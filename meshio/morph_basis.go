@@ -131,12 +131,29 @@ type MorphInfo struct {
 	nodes int
 }
 
+// stopFunc polls for a cancelled write (GLTFOptions.Cancelled); nil never
+// stops. A parallel loop's items return early once it reports an error, and
+// the caller checks it again after the loop, before it uses the results.
+type stopFunc func() error
+
+func (s stopFunc) err() error {
+	if s == nil {
+		return nil
+	}
+	return s()
+}
+
 // parallel runs fn(i) for i in 0..n-1 on every core. Each i must write only
-// its own outputs, so the result does not depend on the thread count.
-func parallel(n int, fn func(i int)) {
+// its own outputs, so the result does not depend on the thread count. Once
+// stop reports an error the items not begun are skipped: the caller checks
+// stop before it uses the outputs.
+func parallel(n int, stop stopFunc, fn func(i int)) {
 	workers := min(runtime.GOMAXPROCS(0), n)
 	if workers <= 1 {
 		for i := range n {
+			if stop.err() != nil {
+				return
+			}
 			fn(i)
 		}
 		return
@@ -149,7 +166,7 @@ func parallel(n int, fn func(i int)) {
 			defer wg.Done()
 			for {
 				i := int(next.Add(1)) - 1
-				if i >= n {
+				if i >= n || stop.err() != nil {
 					return
 				}
 				fn(i)
@@ -160,10 +177,10 @@ func parallel(n int, fn func(i int)) {
 }
 
 // chunked splits 0..n-1 into fixed blocks (independent of the core count)
-// and runs fn on each in parallel.
-func chunked(n int, fn func(lo, hi int)) {
+// and runs fn on each in parallel, skipping blocks as parallel does.
+func chunked(n int, stop stopFunc, fn func(lo, hi int)) {
 	const block = 2048
-	parallel((n+block-1)/block, func(c int) { fn(c*block, min(n, (c+1)*block)) })
+	parallel((n+block-1)/block, stop, func(c int) { fn(c*block, min(n, (c+1)*block)) })
 }
 
 // dot sums in four interleaved partial sums (a fixed order, so the same
@@ -197,14 +214,15 @@ type basisFit struct {
 	evecs  [][]float64
 	sample []int
 	next   int
+	stop   stopFunc
 }
 
 // newBasisFit centres the fields (rows, changed in place) and decomposes
-// their Gram matrix.
-func newBasisFit(rows [][]float64) *basisFit {
+// their Gram matrix; stop's error ends it.
+func newBasisFit(rows [][]float64, stop stopFunc) (*basisFit, error) {
 	nf, n := len(rows), len(rows[0])
 	mean := make([]float64, n)
-	chunked(n, func(lo, hi int) {
+	chunked(n, stop, func(lo, hi int) {
 		for _, r := range rows {
 			for j := lo; j < hi; j++ {
 				mean[j] += r[j]
@@ -214,7 +232,7 @@ func newBasisFit(rows [][]float64) *basisFit {
 			mean[j] /= float64(nf)
 		}
 	})
-	parallel(nf, func(f int) {
+	parallel(nf, stop, func(f int) {
 		for j, m := range mean {
 			rows[f][j] -= m
 		}
@@ -229,32 +247,42 @@ func newBasisFit(rows [][]float64) *basisFit {
 	for a := range g {
 		g[a] = make([]float64, ns)
 	}
-	parallel(ns, func(a int) {
+	parallel(ns, stop, func(a int) {
 		for b := 0; b <= a; b++ {
 			g[a][b] = dot(rows[sample[a]], rows[sample[b]])
 		}
 	})
+	if err := stop.err(); err != nil {
+		return nil, err
+	}
 	for a := range ns {
 		for b := 0; b < a; b++ {
 			g[b][a] = g[a][b]
 		}
 	}
-	vals, vecs := symEigen(g)
-	return &basisFit{mean: mean, rows: rows, coef: make([][]float64, nf), evals: vals, evecs: vecs, sample: sample}
+	vals, vecs, err := symEigen(g, stop)
+	if err != nil {
+		return nil, err
+	}
+	return &basisFit{mean: mean, rows: rows, coef: make([][]float64, nf), evals: vals, evecs: vecs, sample: sample, stop: stop}, nil
 }
 
 // grow adds the next principal component and takes it out of the residual;
-// false when the fields have no variance left.
+// false when the fields have no variance left, or when b.stop reports an
+// error (the caller checks it).
 func (b *basisFit) grow() bool {
 	n := len(b.mean)
 	for b.next < len(b.evals) {
+		if b.stop.err() != nil {
+			return false
+		}
 		k := b.next
 		b.next++
 		if !(b.evals[k] > 1e-24*math.Max(b.evals[0], 1e-300)) {
 			return false
 		}
 		u := make([]float64, n)
-		chunked(n, func(lo, hi int) {
+		chunked(n, b.stop, func(lo, hi int) {
 			for s, f := range b.sample {
 				w := b.evecs[s][k]
 				r := b.rows[f]
@@ -279,7 +307,7 @@ func (b *basisFit) grow() bool {
 			u[j] /= norm
 		}
 		b.comps = append(b.comps, u)
-		parallel(len(b.rows), func(f int) {
+		parallel(len(b.rows), b.stop, func(f int) {
 			r := b.rows[f]
 			c := dot(r, u)
 			for j := range r {
@@ -287,7 +315,7 @@ func (b *basisFit) grow() bool {
 			}
 			b.coef[f] = append(b.coef[f], c)
 		})
-		return true
+		return b.stop.err() == nil // stopped: coef lacks frames
 	}
 	return false
 }
@@ -297,7 +325,7 @@ func (b *basisFit) grow() bool {
 func (b *basisFit) residualError(lin vec.Mat4) float64 {
 	scale, similar := similarity(lin)
 	worst := make([]float64, len(b.rows))
-	parallel(len(b.rows), func(f int) {
+	parallel(len(b.rows), b.stop, func(f int) {
 		r := b.rows[f]
 		w := 0.0
 		for j := 0; j < len(r); j += 3 {
@@ -358,8 +386,9 @@ type storedBasis struct {
 
 // store builds the targets and weights of the current fit. dn (nil without
 // normals) returns frame f's normal displacements in the mesh's space;
-// quantize rounds as KHR_mesh_quantization stores them.
-func (b *basisFit) store(dn func(f int, out []float64), quantize bool) *storedBasis {
+// quantize rounds as KHR_mesh_quantization stores them. b.stop's error
+// ends it.
+func (b *basisFit) store(dn func(f int, out []float64), quantize bool) (*storedBasis, error) {
 	nf, n, nc := len(b.rows), len(b.mean), len(b.comps)
 	k := nc + 1
 	lo, hi := make([]float64, nc), make([]float64, nc)
@@ -391,7 +420,10 @@ func (b *basisFit) store(dn func(f int, out []float64), quantize bool) *storedBa
 	}
 	var nt [][]float64
 	if dn != nil {
-		nt = fitNormals(w, n, dn)
+		var err error
+		if nt, err = fitNormals(w, n, dn, b.stop); err != nil {
+			return nil, err
+		}
 	}
 
 	// per-target scale a_j >= 1 (weights shrink to [0, 1/a_j]) so each
@@ -459,7 +491,7 @@ func (b *basisFit) store(dn func(f int, out []float64), quantize bool) *storedBa
 			sb.weights[f][j] = float32(w[f][j] / a[j])
 		}
 	}
-	return sb
+	return sb, nil
 }
 
 // storedShort is x as a normalized SHORT holds it.
@@ -477,8 +509,9 @@ func maxAbs(v []float64) float64 {
 
 // fitNormals finds the normal targets that, with the given weights, best
 // fit every frame's normal displacements in the least-squares sense: the
-// normal equations (W^T W) N = W^T dN, solved by Cholesky.
-func fitNormals(w [][]float64, n int, dn func(f int, out []float64)) [][]float64 {
+// normal equations (W^T W) N = W^T dN, solved by Cholesky. stop is polled
+// every frame.
+func fitNormals(w [][]float64, n int, dn func(f int, out []float64), stop stopFunc) ([][]float64, error) {
 	nf, k := len(w), len(w[0])
 	wtw := make([][]float64, k)
 	for i := range wtw {
@@ -495,8 +528,11 @@ func fitNormals(w [][]float64, n int, dn func(f int, out []float64)) [][]float64
 	}
 	d := make([]float64, n)
 	for f := range nf {
+		if err := stop.err(); err != nil {
+			return nil, err
+		}
 		dn(f, d)
-		parallel(k, func(i int) {
+		parallel(k, stop, func(i int) {
 			wi := w[f][i]
 			if wi == 0 {
 				return
@@ -508,7 +544,7 @@ func fitNormals(w [][]float64, n int, dn func(f int, out []float64)) [][]float64
 		})
 	}
 	l := cholesky(wtw)
-	chunked(n, func(lo, hi int) {
+	chunked(n, stop, func(lo, hi int) {
 		y := make([]float64, k)
 		for j := lo; j < hi; j++ {
 			for i := range k {
@@ -520,7 +556,10 @@ func fitNormals(w [][]float64, n int, dn func(f int, out []float64)) [][]float64
 			}
 		}
 	})
-	return rhs
+	if err := stop.err(); err != nil {
+		return nil, err
+	}
+	return rhs, nil
 }
 
 // cholesky returns the lower factor of the symmetric positive
@@ -587,7 +626,8 @@ func basisTargets(b *binBuilder, cn *clothNode, a *Animation, opt GLTFOptions) (
 	info := MorphInfo{Compressed: true, Bound: tol}
 	toWorld := cn.toLocal.Inverse()
 	rows := make([][]float64, nf)
-	parallel(nf, func(f int) {
+	stop := stopFunc(opt.Cancelled)
+	parallel(nf, stop, func(f int) {
 		r := make([]float64, 0, n)
 		for _, i := range sims {
 			cp := &cn.prims[i]
@@ -598,6 +638,9 @@ func basisTargets(b *binBuilder, cn *clothNode, a *Animation, opt GLTFOptions) (
 		}
 		rows[f] = r
 	})
+	if err := stop.err(); err != nil {
+		return info, err
+	}
 	for f, r := range rows {
 		for _, x := range r {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -633,19 +676,36 @@ func basisTargets(b *binBuilder, cn *clothNode, a *Animation, opt GLTFOptions) (
 		}
 	}
 
-	fit := newBasisFit(rows)
+	fit, err := newBasisFit(rows, stop)
+	if err != nil {
+		return info, err
+	}
 	for len(fit.comps)+1 < limit && fit.residualError(toWorld) > tol {
 		if !fit.grow() {
 			break
 		}
 	}
+	if err := stop.err(); err != nil {
+		return info, err
+	}
 	var sb *storedBasis
 	for {
-		sb = fit.store(dn, opt.Quantize)
-		info.MaxError, info.RMSError = measureBasis(cn, sims, a, sb, toWorld)
+		if err := stop.err(); err != nil { // grow may have stopped half-way
+			return info, err
+		}
+		if sb, err = fit.store(dn, opt.Quantize); err != nil {
+			return info, err
+		}
+		info.MaxError, info.RMSError = measureBasis(cn, sims, a, sb, toWorld, stop)
+		if err := stop.err(); err != nil {
+			return info, err
+		}
 		if info.MaxError <= tol || len(fit.comps)+1 >= limit || !fit.grow() {
 			break
 		}
+	}
+	if err := stop.err(); err != nil { // grow stopped
+		return info, err
 	}
 	k := len(sb.pos)
 	info.Targets = k
@@ -662,6 +722,9 @@ func basisTargets(b *binBuilder, cn *clothNode, a *Animation, opt GLTFOptions) (
 		cn.prims[i].gp.Targets = make([]gltf.PrimitiveAttributes, 0, k)
 	}
 	for j := range k {
+		if err := stop.err(); err != nil {
+			return info, err
+		}
 		o := 0
 		for i := range cn.prims {
 			cp := &cn.prims[i]
@@ -719,8 +782,9 @@ func toVec3s(x []float64) []vec.Vec3 {
 // measureBasis plays the stored basis as a client does (base + sum of
 // weight x target in the mesh's space, times the quantization scale,
 // through the node's transform) and returns the largest and the RMS
-// distance [m] to the baked frames.
-func measureBasis(cn *clothNode, sims []int, a *Animation, sb *storedBasis, toWorld vec.Mat4) (worst, rms float64) {
+// distance [m] to the baked frames. Once stop reports an error the
+// figures are meaningless (the caller checks it).
+func measureBasis(cn *clothNode, sims []int, a *Animation, sb *storedBasis, toWorld vec.Mat4, stop stopFunc) (worst, rms float64) {
 	nf := len(a.Frames)
 	worstF := make([]float64, nf)
 	sumF := make([]float64, nf)
@@ -729,7 +793,7 @@ func measureBasis(cn *clothNode, sims []int, a *Animation, sb *storedBasis, toWo
 		count += len(cn.prims[i].base)
 	}
 	toWorld = toWorld.Mul(vec.ScaleMat(vec.V(sb.scale, sb.scale, sb.scale)))
-	parallel(nf, func(f int) {
+	parallel(nf, stop, func(f int) {
 		w := sb.weights[f]
 		o := 0
 		wmax, sum := 0.0, 0.0

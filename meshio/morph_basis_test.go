@@ -2,13 +2,17 @@ package meshio
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/qmuntal/gltf"
@@ -301,5 +305,50 @@ func TestMorphBasisUnsimulatedPrimitives(t *testing.T) {
 		if worst, _ := readBackError(t, path, m, a, 1); worst > DefaultMaxError+2e-6 {
 			t.Errorf("quantize %v: read back %.3g m off", q, worst)
 		}
+	}
+}
+
+// A write polls GLTFOptions.Cancelled through every phase (at least once a
+// frame), and an error from any poll ends it with that error, whatever the
+// step it stops in: the compression's Gram matrix, eigenvectors, basis,
+// normal fit and error measure, the exact targets, and the encoding.
+func TestWriteGLTFCancelled(t *testing.T) {
+	grid := gridMesh(16, 16, 1)
+	bump := bumpAnimation(t, grid, 80, 24, 0.15, 0.12)
+	for _, c := range []struct {
+		name string
+		opt  GLTFOptions
+	}{
+		{"basis.glb", GLTFOptions{Binary: true, Normals: true, Quantize: true}},
+		{"basis_1mm.gltf", GLTFOptions{Normals: true, Morph: MorphOptions{MaxError: 1e-3, Compress: true}}},
+		{"exact.glb", GLTFOptions{Binary: true, Normals: true, Morph: MorphOptions{MaxTargets: AllTargets}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var polls atomic.Int64 // parallel loops poll from several goroutines
+			opt := c.opt
+			opt.Cancelled = func() error { polls.Add(1); return nil }
+			if _, err := WriteGLTFInfo(io.Discard, grid, bump, opt); err != nil {
+				t.Fatal(err)
+			}
+			total := int(polls.Load())
+			if total < len(bump.Frames) {
+				t.Fatalf("%d polls for %d frames, want at least one a frame", total, len(bump.Frames))
+			}
+			step := max(1, total/60)
+			for k := 1; k <= total; k += step {
+				polls.Store(0)
+				opt.Cancelled = func() error {
+					if polls.Add(1) >= int64(k) {
+						return context.Canceled
+					}
+					return nil
+				}
+				var buf bytes.Buffer
+				_, err := WriteGLTFInfo(&buf, grid, bump, opt)
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("cancelled at poll %d of %d: err = %v, want context.Canceled", k, total, err)
+				}
+			}
+		})
 	}
 }

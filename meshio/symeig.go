@@ -9,8 +9,10 @@ import "math"
 // It is the EISPACK pair tred2 (Householder reduction to tridiagonal form)
 // and tql2 (implicit QL with shifts), as published in JAMA's public-domain
 // EigenvalueDecomposition: O(n^3) once, no random start and a fixed order
-// of every operation, so the same matrix always gives the same bits.
-func symEigen(a [][]float64) (vals []float64, v [][]float64) {
+// of every operation, so the same matrix always gives the same bits. stop
+// is polled once per row (a millisecond of work at n = 1024); its error
+// ends the decomposition.
+func symEigen(a [][]float64, stop stopFunc) (vals []float64, v [][]float64, err error) {
 	n := len(a)
 	v = make([][]float64, n)
 	for i := range v {
@@ -19,10 +21,14 @@ func symEigen(a [][]float64) (vals []float64, v [][]float64) {
 	d := make([]float64, n)
 	e := make([]float64, n)
 	if n == 0 {
-		return d, v
+		return d, v, nil
 	}
-	tred2(v, d, e)
-	tql2(v, d, e)
+	if err := tred2(v, d, e, stop); err != nil {
+		return nil, nil, err
+	}
+	if err := tql2(v, d, e, stop); err != nil {
+		return nil, nil, err
+	}
 	// tql2 sorts ascending; callers want the largest first
 	for i, j := 0, n-1; i < j; i, j = i+1, j-1 {
 		d[i], d[j] = d[j], d[i]
@@ -30,17 +36,20 @@ func symEigen(a [][]float64) (vals []float64, v [][]float64) {
 			row[i], row[j] = row[j], row[i]
 		}
 	}
-	return d, v
+	return d, v, nil
 }
 
 // tred2 reduces the symmetric matrix in v to tridiagonal form (diagonal d,
 // subdiagonal e) and leaves the orthogonal transformation in v.
-func tred2(v [][]float64, d, e []float64) {
+func tred2(v [][]float64, d, e []float64, stop stopFunc) error {
 	n := len(d)
 	for j := range n {
 		d[j] = v[n-1][j]
 	}
 	for i := n - 1; i > 0; i-- {
+		if err := stop.err(); err != nil {
+			return err
+		}
 		scale, h := 0.0, 0.0
 		for k := range i {
 			scale += math.Abs(d[k])
@@ -101,6 +110,9 @@ func tred2(v [][]float64, d, e []float64) {
 	}
 	// accumulate the transformations
 	for i := 0; i < n-1; i++ {
+		if err := stop.err(); err != nil {
+			return err
+		}
 		v[n-1][i] = v[i][i]
 		v[i][i] = 1
 		h := d[i+1]
@@ -128,11 +140,12 @@ func tred2(v [][]float64, d, e []float64) {
 	}
 	v[n-1][n-1] = 1
 	e[0] = 0
+	return nil
 }
 
 // tql2 finds the eigenvalues (into d, ascending) and eigenvectors (columns
 // of v) of the tridiagonal matrix tred2 left.
-func tql2(v [][]float64, d, e []float64) {
+func tql2(v [][]float64, d, e []float64, stop stopFunc) error {
 	n := len(d)
 	for i := 1; i < n; i++ {
 		e[i-1] = e[i]
@@ -148,6 +161,9 @@ func tql2(v [][]float64, d, e []float64) {
 		}
 		if m > l {
 			for iter := 0; iter < 64; iter++ {
+				if err := stop.err(); err != nil {
+					return err
+				}
 				g := d[l]
 				p := (d[l+1] - g) / (2 * e[l])
 				r := math.Hypot(p, 1)
@@ -211,4 +227,5 @@ func tql2(v [][]float64, d, e []float64) {
 			}
 		}
 	}
+	return nil
 }

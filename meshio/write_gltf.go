@@ -97,7 +97,15 @@ type GLTFOptions struct {
 	// Morph says whether the frames become one exact morph target each or
 	// a compressed basis of a few (see MorphOptions).
 	Morph MorphOptions
+	// Cancelled, if set, is polled through the write (every frame, every
+	// step of the morph compression, every chunk written; a few
+	// milliseconds of work apart): when it returns an error the write
+	// stops and returns that error, wrapped. Pass a context's Err.
+	Cancelled func() error
 }
+
+// cancelled polls opt.Cancelled: nil while the write may go on.
+func (opt GLTFOptions) cancelled() error { return stopFunc(opt.Cancelled).err() }
 
 // Names written into the asset.
 const (
@@ -160,7 +168,7 @@ func WriteGLTFInfo(w io.Writer, m *Mesh, a *Animation, opt GLTFOptions) (MorphIn
 	if opt.Generator != "" {
 		doc.Asset.Generator = opt.Generator
 	}
-	ew := &errWriter{w: w}
+	ew := &errWriter{w: w, cancelled: opt.cancelled}
 	enc := gltf.NewEncoder(ew)
 	enc.AsBinary = opt.Binary
 	if err := enc.Encode(doc); err != nil {
@@ -175,11 +183,15 @@ func WriteGLTFInfo(w io.Writer, m *Mesh, a *Animation, opt GLTFOptions) (MorphIn
 // errWriter keeps the first write error, which gltf.Encoder does not check
 // for every chunk.
 type errWriter struct {
-	w   io.Writer
-	err error
+	w         io.Writer
+	err       error
+	cancelled func() error // polled before every chunk
 }
 
 func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err == nil {
+		e.err = e.cancelled()
+	}
 	if e.err != nil {
 		return 0, e.err
 	}
@@ -359,6 +371,9 @@ func bakeTargets(b *binBuilder, cn *clothNode, a *Animation, opt GLTFOptions) (M
 	toMesh := vec.ScaleMat(vec.V(inv, inv, inv)).Mul(cn.toLocal)
 	zero := zeroTargets{}
 	for k, frame := range a.Frames {
+		if err := opt.cancelled(); err != nil {
+			return info, err
+		}
 		for i := range cn.prims {
 			cp := &cn.prims[i]
 			n := len(cp.base)
