@@ -103,19 +103,19 @@ func (j *Job) Write(ctx context.Context, rec *Recording) ([]OutputInfo, error) {
 		case OutputGLB, OutputGLTF:
 			var mi meshio.MorphInfo
 			s, err = stageFile(p, func(w io.Writer) (err error) {
-				mi, err = j.writeGLTF(w, rec, render, kind == OutputGLB, j.Scene.Quantize, false)
+				mi, err = j.writeGLTF(ctx, w, rec, render, kind == OutputGLB, j.Scene.Quantize, false)
 				return err
 			})
 			morph = &mi
 			if err == nil && j.Scene.Quantize {
 				var cw countingWriter
-				if _, err = j.writeGLTF(&cw, rec, render, kind == OutputGLB, false, false); err == nil {
+				if _, err = j.writeGLTF(ctx, &cw, rec, render, kind == OutputGLB, false, false); err == nil {
 					plain = cw.n
 				}
 			}
 			if err == nil && mi.Compressed {
 				var cw countingWriter
-				if _, err = j.writeGLTF(&cw, rec, render, kind == OutputGLB, j.Scene.Quantize, true); err == nil {
+				if _, err = j.writeGLTF(ctx, &cw, rec, render, kind == OutputGLB, j.Scene.Quantize, true); err == nil {
 					exact = cw.n
 				}
 				if !mi.BoundMet {
@@ -321,14 +321,18 @@ func (j *Job) toFileYUp(p vec.Vec3) vec.Vec3 { return p.Scale(1 / j.Scene.Scale)
 func (j *Job) normalsOn() bool { return j.Scene.Normals == nil || *j.Scene.Normals }
 
 // writeGLTF writes the glTF output; exact forces one target per frame (to
-// report the size compression saved).
-func (j *Job) writeGLTF(w io.Writer, rec *Recording, render [][]vec.Vec3, binary, quantize, exact bool) (meshio.MorphInfo, error) {
+// report the size compression saved). A cancelled ctx ends it within
+// milliseconds, also while it compresses the morph targets.
+func (j *Job) writeGLTF(ctx context.Context, w io.Writer, rec *Recording, render [][]vec.Vec3, binary, quantize, exact bool) (meshio.MorphInfo, error) {
 	// The writer maps world positions back through node transforms and the
 	// read scale itself.
 	a := &meshio.Animation{FPS: j.Scene.FPS, Times: j.times(rec), Frames: render}
 	if j.normalsOn() {
 		a.Normals = make([][]vec.Vec3, len(rec.Pos))
 		for k, sim := range rec.Pos {
+			if err := ctx.Err(); err != nil {
+				return meshio.MorphInfo{}, err
+			}
 			a.Normals[k] = make([]vec.Vec3, len(j.Welded.RenderToSim))
 			meshio.RenderNormals(j.Welded, sim, a.Normals[k])
 		}
@@ -347,6 +351,7 @@ func (j *Job) writeGLTF(w io.Writer, rec *Recording, render [][]vec.Vec3, binary
 		Normals:   j.normalsOn(),
 		Generator: "drape " + Version,
 		Morph:     morph,
+		Cancelled: ctx.Err,
 	})
 }
 

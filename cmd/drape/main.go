@@ -15,11 +15,15 @@ import (
 
 // cancelGrace is how long a cancelled command may take to stop by itself
 // (a bake stops at once while it prepares, between frames while it
-// simulates and between files while it writes); after it the process
-// removes its temporary outputs and exits 130, so that a phase that does
-// not check (compressing a glTF's morph targets, a frame of a huge mesh)
-// still ends within a second of the signal, also on a busy machine.
+// simulates, and within milliseconds while it writes, also while it
+// compresses a glTF's morph targets); after it the process removes its
+// temporary outputs and exits 130, so that a step that does not check (a
+// frame of a huge mesh) still ends within a second of the signal, also on
+// a busy machine. Its message says so (forcedCancel).
 const cancelGrace = 300 * time.Millisecond
+
+// forcedCancel ends the message of a cancel that cancelGrace cut short.
+const forcedCancel = " (stopped 0.3 s after the signal, in a step that does not check for it)"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -34,7 +38,7 @@ func main() {
 		case <-done:
 		case <-time.After(cancelGrace):
 			bake.AbandonStaged()
-			fmt.Fprintln(os.Stderr, "drape: cancelled; no output was written")
+			fmt.Fprintln(os.Stderr, "drape: cancelled; no output was written"+forcedCancel)
 			os.Exit(bake.ExitCancelled)
 		}
 	}()
