@@ -197,6 +197,7 @@ type runningBake struct {
 	lastRead int64         // the last read count seen (readBytes)
 	since    time.Time     // for the phases' ready funcs
 	took     time.Duration // from the signal to the exit (cancelPhase)
+	waiting  bool          // a job sent a waiting-for-memory line
 	done     chan struct{}
 	code     int
 }
@@ -216,10 +217,17 @@ func startBake(t *testing.T, dir string, args ...string) *runningBake {
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			var p struct{ Frame, Frames int }
+			var p struct {
+				Frame, Frames int
+				Waiting       int64 `json:"waiting_for_memory"`
+			}
 			if json.Unmarshal(sc.Bytes(), &p) == nil && p.Frames > 0 {
 				b.mu.Lock()
-				b.frame, b.frames = p.Frame, p.Frames
+				if p.Waiting > 0 {
+					b.waiting = true
+				} else {
+					b.frame, b.frames = p.Frame, p.Frames
+				}
 				b.mu.Unlock()
 			}
 		}
@@ -269,6 +277,13 @@ func (b *runningBake) progress() (int, int) {
 	return b.frame, b.frames
 }
 
+// waitingLine reports whether a job has said it waits for memory.
+func (b *runningBake) waitingLine() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.waiting
+}
+
 func (b *runningBake) exited() bool {
 	select {
 	case <-b.done:
@@ -286,4 +301,76 @@ func (b *runningBake) stderr() string {
 		return "(running)"
 	}
 	return b.errb.String()
+}
+
+// A batch whose second job waits for memory the first one holds (-j 2
+// under a --max-memory that fits one job) ends at once on SIGTERM: exit
+// 130 within a second, both jobs failed with 130 in the summary, neither
+// output written.
+func TestCancelBatchWaitingForMemory(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "scenes"), 0o755)
+	writeGrid(t, filepath.Join(dir, "scenes", "small.obj"), 60, 1, 1)
+	for _, name := range []string{"a", "b"} {
+		body := `{"input": "small.obj", "frames": 100000, "frame_step": 1000, "output": ["` + name + `.glb"]}`
+		os.WriteFile(filepath.Join(dir, "scenes", name+".json"), []byte(body), 0o644)
+	}
+	type summary struct {
+		Jobs []struct {
+			Job      string
+			Code     int   `json:"exit_code"`
+			Reserved int64 `json:"memory_reserved"`
+		}
+	}
+	readSummary := func() summary {
+		var s summary
+		data, err := os.ReadFile(filepath.Join(dir, "sum.json"))
+		if err == nil {
+			err = json.Unmarshal(data, &s)
+		}
+		if err != nil || len(s.Jobs) != 2 {
+			t.Fatalf("summary: %v, %d jobs", err, len(s.Jobs))
+		}
+		return s
+	}
+	waitFor := func(b *runningBake, what string, ok func() bool) {
+		deadline := time.Now().Add(30 * time.Second)
+		for !ok() {
+			if b.exited() || time.Now().After(deadline) {
+				b.cmd.Process.Kill()
+				t.Fatalf("the batch never %s: %s", what, b.stderr())
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+	// the first job's estimate, from a batch cancelled in its first frames
+	b := startBake(t, dir, "bake", "scenes", "-j", "1", "--summary", "sum.json", "--progress", "json")
+	waitFor(b, "simulated", func() bool { f, _ := b.progress(); return f >= 1 })
+	b.cmd.Process.Signal(syscall.SIGTERM)
+	b.wait()
+	est := readSummary().Jobs[0].Reserved
+	if est <= 0 {
+		t.Fatalf("the cancelled job reserved %d bytes, want its estimate", est)
+	}
+
+	b = startBake(t, dir, "bake", "scenes", "-j", "2", "--max-memory", fmt.Sprint(est*3/2), "--summary", "sum.json", "--progress", "json")
+	waitFor(b, "waited for memory", func() bool { return b.waitingLine() })
+	sent := time.Now()
+	b.cmd.Process.Signal(syscall.SIGTERM)
+	code := b.wait()
+	took := time.Since(sent)
+	t.Logf("SIGTERM with a job waiting for memory: exit %d after %v", code, took.Round(time.Millisecond))
+	if code != 130 || took > time.Second {
+		t.Errorf("exit %d after %v, want 130 within 1 s (stderr %q)", code, took, b.stderr())
+	}
+	for _, j := range readSummary().Jobs {
+		if j.Code != 130 {
+			t.Errorf("%s: exit code %d in the summary, want 130", j.Job, j.Code)
+		}
+	}
+	for _, name := range []string{"a.glb", "b.glb"} {
+		if _, err := os.Stat(filepath.Join(dir, "scenes", name)); err == nil {
+			t.Errorf("the cancelled batch wrote %s", name)
+		}
+	}
 }
