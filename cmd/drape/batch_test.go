@@ -384,4 +384,22 @@ func TestBatchJobsShareMemoryBudget(t *testing.T) {
 			t.Errorf("%s differs between -j %d and -j 1", k, jobs)
 		}
 	}
+
+	// a job over the whole budget on its own, between two others, is
+	// refused (exit 3) and passes its turn: the others bake
+	big := `{"input": "grid.obj", "frames": 2000, "output": ["s1b.glb"], "pins": [{"box": [-1, 0.9, -0.6, 1, 1.1, -0.45]}]}`
+	os.WriteFile(filepath.Join(dir, "scenes", "s1b.json"), []byte(big), 0o644)
+	code, _, errOut = runBin(t, dir, "bake", "scenes", "-j", fmt.Sprint(jobs), "--max-memory", fmt.Sprint(budget), "--summary", "sum.json", "--force")
+	s = readSummary(dir)
+	if code != 3 || len(s.Jobs) != jobs+1 {
+		t.Fatalf("with an over-budget job: exit %d, %d jobs; want 3 and %d jobs: %s", code, len(s.Jobs), jobs+1, errOut)
+	}
+	for _, j := range s.Jobs {
+		if want := (j.Job == "scenes/s1b.json"); (j.Status == "failed") != want || (want && j.Reserved != 0) {
+			t.Errorf("%s: %s, reserved %d; want only s1b.json failed, reserving nothing", j.Job, j.Status, j.Reserved)
+		}
+	}
+	if !strings.Contains(errOut, "more than its budget") {
+		t.Errorf("the over-budget job's message lacks the budget: %s", errOut)
+	}
 }
