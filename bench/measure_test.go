@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/drape-sim/drape/internal/vec"
@@ -142,9 +143,14 @@ func TestMeasure(t *testing.T) {
 // call that exists on Linux only (getrusage's Maxrss here) must stay in a
 // build-tagged file with a fallback for the others.
 func TestCrossBuild(t *testing.T) {
+	// the go tool that runs this test: on PATH, or in the GOROOT it built
+	// the test with
 	gobin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("no go tool on PATH")
+		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		if _, err := os.Stat(gobin); err != nil {
+			t.Fatalf("no go tool on PATH nor at %s", gobin)
+		}
 	}
 	for _, goos := range []string{"windows", "darwin"} {
 		t.Run(goos, func(t *testing.T) {

@@ -52,18 +52,21 @@ func TestReadOnlyFolderExitWrite(t *testing.T) {
 	}
 	worked := 0
 	for _, m := range methods {
+		dir := t.TempDir()
+		writeGrid(t, filepath.Join(dir, "cloth.obj"), 6, 1, 1)
+		ro := filepath.Join(dir, "ro")
+		os.Mkdir(ro, 0o755)
+		earlier := []byte("an earlier bake")
+		os.WriteFile(filepath.Join(ro, "out.glb"), earlier, 0o644)
+		wrap, ok := m.setup(t, ro)
+		if !ok {
+			// root writes into a chmod 0555 folder, and a mount needs
+			// privileges or user namespaces: the methods that work test
+			t.Logf("%s does not make a read-only folder here", m.name)
+			continue
+		}
+		worked++
 		t.Run(m.name, func(t *testing.T) {
-			dir := t.TempDir()
-			writeGrid(t, filepath.Join(dir, "cloth.obj"), 6, 1, 1)
-			ro := filepath.Join(dir, "ro")
-			os.Mkdir(ro, 0o755)
-			earlier := []byte("an earlier bake")
-			os.WriteFile(filepath.Join(ro, "out.glb"), earlier, 0o644)
-			wrap, ok := m.setup(t, ro)
-			if !ok {
-				t.Skipf("%s does not make a read-only folder here", m.name)
-			}
-			worked++
 			for _, out := range []string{"ro/out.glb", "ro/out.pc2", "ro/seq/", "ro/sub/out.glb"} {
 				args := append(append(wrap, drapeBin), "bake", "cloth.obj", "--frames", "2", "-o", out)
 				cmd := exec.Command(args[0], args[1:]...)
@@ -93,6 +96,6 @@ func TestReadOnlyFolderExitWrite(t *testing.T) {
 		})
 	}
 	if worked == 0 {
-		t.Skip("no way to make a read-only folder on this machine")
+		t.Fatal("none of the ways to make a read-only folder works on this machine: run as root, with user namespaces, or as a user other than root")
 	}
 }
